@@ -1,0 +1,11 @@
+//! The demo: the whole loop on a bundled trace in a temporary home.
+//!
+//! Not built yet: every entry point says so with a usage-class error.
+
+use crate::{Error, Exit, Result};
+
+/// Entry point (not built yet).
+pub fn run(_args: &crate::cli::DemoArgs) -> Result<Exit> {
+    Err(Error::Invalid("this command is not built yet".into()))
+}
+

@@ -1,0 +1,11 @@
+//! Doctor: prove callus is installed, wired, firing and healthy.
+//!
+//! Not built yet: every entry point says so with a usage-class error.
+
+use crate::{Error, Exit, Result};
+
+/// Entry point (not built yet).
+pub fn run(_args: &crate::cli::DoctorArgs) -> Result<Exit> {
+    Err(Error::Invalid("this command is not built yet".into()))
+}
+

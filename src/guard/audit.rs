@@ -1,0 +1,325 @@
+//! The audit chain: one record per guard call where a rule fired, and per internal error,
+//! each hashed over the previous record's hash, in the `audit` table of the store.
+//!
+//! Guarantees: the hash is `sha256(prev || canonical record)` with the canonical record the
+//! compact JSON of [`AuditRecord`] (fixed field order); appends read the head and insert
+//! inside one `BEGIN IMMEDIATE` transaction, so concurrent hooks extend a single chain and
+//! never fork it; the raw command is never stored — only its SHA-256 and a redacted preview;
+//! [`verify`] walks the whole chain and names the first record that does not check out,
+//! including the copied join columns.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
+
+use crate::rules::layers::sha256_hex;
+use crate::{Error, Result};
+
+/// The `prev` of the first record.
+pub const GENESIS: &str = "GENESIS";
+
+/// One fired rule as the chain records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditFired {
+    /// Rule id.
+    pub id: String,
+    /// Layer kind (`starter`, `user`, `project`, `env`, `candidates`).
+    pub layer: String,
+    /// The layer's file (`starter` for the built-in set).
+    pub file: String,
+    /// Effective action.
+    pub action: String,
+}
+
+/// One audit record. Field order is the canonical encoding: never reorder, only append new
+/// optional fields at the end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// UTC time, RFC 3339 with milliseconds.
+    pub ts: String,
+    /// `decision` or `error`.
+    pub kind: String,
+    /// `claude-code` or `codex`.
+    pub host: String,
+    /// The session, when the payload named one.
+    pub session_id: Option<String>,
+    /// The call (join key to the recorder's `tool_calls`).
+    pub tool_use_id: Option<String>,
+    /// The call's working directory.
+    pub cwd: Option<String>,
+    /// The tool name.
+    pub tool: String,
+    /// Every fired rule, in evaluation order.
+    pub fired: Vec<AuditFired>,
+    /// `allow`, `nudge`, `deny`, `block`.
+    pub decision: String,
+    /// The deciding rule for deny/block.
+    pub winner: Option<String>,
+    /// Decided but not enforced (`CALLUS_DRYRUN=1`).
+    pub dryrun: bool,
+    /// Hash over the active layers' contents.
+    pub ruleset_hash: String,
+    /// callus version.
+    pub version: String,
+    /// SHA-256 of the full command, when the call had one.
+    pub command_sha256: Option<String>,
+    /// Redacted, truncated command.
+    pub command_preview: Option<String>,
+    /// The internal error, for `kind = "error"`.
+    pub error: Option<String>,
+}
+
+impl AuditRecord {
+    /// The canonical encoding that is hashed.
+    #[must_use]
+    pub fn canonical(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A record as stored, with its chain position.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stored {
+    /// Position in the chain, from 1.
+    pub seq: i64,
+    /// The record.
+    #[serde(flatten)]
+    pub record: AuditRecord,
+    /// Hash of the previous record (or `GENESIS`).
+    pub prev: String,
+    /// This record's hash.
+    pub hash: String,
+}
+
+/// Append `record`; returns its sequence number and hash.
+pub fn append(conn: &Connection, record: &AuditRecord) -> Result<(i64, String)> {
+    let canonical = record.canonical();
+    let ts_ms = chrono::DateTime::parse_from_rfc3339(&record.ts)
+        .map_or_else(|_| crate::store::now_ms(), |t| t.timestamp_millis());
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .map_err(|e| Error::sql("begin audit append", e))?;
+    let head: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(|e| Error::sql("read audit head", e))?;
+    let (seq, prev) = match head {
+        Some((seq, hash)) => (seq + 1, hash),
+        None => (1, GENESIS.to_string()),
+    };
+    let hash = chain_hash(&prev, &canonical);
+    tx.execute(
+        "INSERT INTO audit (seq, ts_ms, tool_use_id, session_id, record, prev, hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            seq,
+            ts_ms,
+            record.tool_use_id,
+            record.session_id,
+            canonical,
+            prev,
+            hash
+        ],
+    )
+    .map_err(|e| Error::sql("append audit record", e))?;
+    tx.commit().map_err(|e| Error::sql("commit audit record", e))?;
+    Ok((seq, hash))
+}
+
+/// `sha256(prev || canonical)` as lowercase hex.
+#[must_use]
+pub fn chain_hash(prev: &str, canonical: &str) -> String {
+    let mut buf = String::with_capacity(prev.len() + canonical.len());
+    buf.push_str(prev);
+    buf.push_str(canonical);
+    sha256_hex(buf.as_bytes())
+}
+
+/// The result of walking the chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    /// Records checked.
+    pub records: i64,
+    /// The first bad record and what is wrong with it.
+    pub broken: Option<(i64, String)>,
+    /// The last good record's `SEQ:HASH`, to anchor later verifications.
+    pub head: Option<String>,
+}
+
+/// Walk the whole chain. `expect_head` (`SEQ:HASH`) additionally requires that record to
+/// carry that hash.
+pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verification> {
+    let mut stmt = conn
+        .prepare("SELECT seq, tool_use_id, session_id, record, prev, hash FROM audit ORDER BY seq")
+        .map_err(|e| Error::sql("read audit chain", e))?;
+    let mut rows = stmt.query([]).map_err(|e| Error::sql("read audit chain", e))?;
+    let mut expected_prev = GENESIS.to_string();
+    let mut expected_seq = 1i64;
+    let mut records = 0i64;
+    let mut head = None;
+    let mut broken = None;
+    let anchor = match expect_head {
+        Some(s) => Some(parse_anchor(s)?),
+        None => None,
+    };
+    let mut anchor_seen = false;
+    while let Some(row) = rows.next().map_err(|e| Error::sql("read audit chain", e))? {
+        let seq: i64 = row.get(0).map_err(|e| Error::sql("read audit seq", e))?;
+        let tool_use_id: Option<String> = row.get(1).map_err(|e| Error::sql("read audit row", e))?;
+        let session_id: Option<String> = row.get(2).map_err(|e| Error::sql("read audit row", e))?;
+        let text: String = row.get(3).map_err(|e| Error::sql("read audit row", e))?;
+        let prev: String = row.get(4).map_err(|e| Error::sql("read audit row", e))?;
+        let hash: String = row.get(5).map_err(|e| Error::sql("read audit row", e))?;
+        records += 1;
+        let problem = if seq != expected_seq {
+            Some(format!("sequence jumps from {} to {seq}", expected_seq - 1))
+        } else if prev != expected_prev {
+            Some("prev does not match the previous record's hash".to_string())
+        } else if chain_hash(&prev, &text) != hash {
+            Some("hash does not match the record".to_string())
+        } else {
+            match serde_json::from_str::<AuditRecord>(&text) {
+                Err(e) => Some(format!("record is not a valid audit record: {e}")),
+                Ok(r) if r.canonical() != text => Some("record is not canonical".to_string()),
+                Ok(r) if r.tool_use_id != tool_use_id || r.session_id != session_id => {
+                    Some("join columns differ from the record".to_string())
+                }
+                Ok(_) => None,
+            }
+        };
+        if let Some(p) = problem {
+            broken = Some((seq, p));
+            break;
+        }
+        if let Some((aseq, ahash)) = &anchor {
+            if *aseq == seq {
+                anchor_seen = true;
+                if *ahash != hash {
+                    broken = Some((seq, format!("hash differs from the expected head {ahash}")));
+                    break;
+                }
+            }
+        }
+        head = Some(format!("{seq}:{hash}"));
+        expected_prev = hash;
+        expected_seq = seq + 1;
+    }
+    if broken.is_none() {
+        if let Some((aseq, _)) = anchor {
+            if !anchor_seen {
+                broken = Some((aseq, "the expected head record is missing".to_string()));
+            }
+        }
+    }
+    Ok(Verification {
+        records,
+        broken,
+        head,
+    })
+}
+
+fn parse_anchor(s: &str) -> Result<(i64, String)> {
+    let (seq, hash) = s
+        .split_once(':')
+        .ok_or_else(|| Error::Invalid(format!("--expect-head '{s}': expected SEQ:HASH")))?;
+    let seq = seq
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| Error::Invalid(format!("--expect-head '{s}': SEQ is not a number")))?;
+    Ok((seq, hash.trim().to_ascii_lowercase()))
+}
+
+/// The newest `n` records, oldest first.
+pub fn tail(conn: &Connection, n: usize) -> Result<Vec<Stored>> {
+    let mut out = read(
+        conn,
+        "SELECT seq, record, prev, hash FROM audit ORDER BY seq DESC LIMIT ?1",
+        n as i64,
+    )?;
+    out.reverse();
+    Ok(out)
+}
+
+/// Every record from `from_seq` on, oldest first.
+pub fn since(conn: &Connection, from_seq: i64) -> Result<Vec<Stored>> {
+    read(
+        conn,
+        "SELECT seq, record, prev, hash FROM audit WHERE seq >= ?1 ORDER BY seq",
+        from_seq,
+    )
+}
+
+fn read(conn: &Connection, sql: &str, arg: i64) -> Result<Vec<Stored>> {
+    let mut stmt = conn.prepare(sql).map_err(|e| Error::sql("read audit", e))?;
+    let rows = stmt
+        .query_map([arg], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })
+        .map_err(|e| Error::sql("read audit", e))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, text, prev, hash) = row.map_err(|e| Error::sql("read audit", e))?;
+        let record: AuditRecord = serde_json::from_str(&text)
+            .map_err(|e| Error::json(format!("audit record {seq}"), e))?;
+        out.push(Stored {
+            seq,
+            record,
+            prev,
+            hash,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(i: usize) -> AuditRecord {
+        AuditRecord {
+            ts: "2026-11-29T10:00:00.000Z".into(),
+            kind: "decision".into(),
+            host: "claude-code".into(),
+            session_id: Some("s".into()),
+            tool_use_id: Some(format!("t{i}")),
+            cwd: None,
+            tool: "Bash".into(),
+            fired: vec![],
+            decision: "nudge".into(),
+            winner: None,
+            dryrun: false,
+            ruleset_hash: "h".into(),
+            version: "0".into(),
+            command_sha256: None,
+            command_preview: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn chain_verifies_and_detects_tampering() {
+        let conn = crate::store::open_in_memory().unwrap();
+        for i in 0..4 {
+            append(&conn, &rec(i)).unwrap();
+        }
+        let v = verify(&conn, None).unwrap();
+        assert_eq!(v.records, 4);
+        assert_eq!(v.broken, None);
+        let head = v.head.clone().unwrap();
+        assert!(verify(&conn, Some(&head)).unwrap().broken.is_none());
+        assert!(verify(&conn, Some("4:00")).unwrap().broken.is_some());
+        conn.execute(
+            "UPDATE audit SET record = replace(record, '\"nudge\"', '\"allow\"') WHERE seq = 2",
+            [],
+        )
+        .unwrap();
+        assert_eq!(verify(&conn, None).unwrap().broken.unwrap().0, 2);
+    }
+}

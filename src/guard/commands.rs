@@ -1,0 +1,277 @@
+//! The interactive `guard` subcommands: `check`, `test` and `audit`.
+//!
+//! stdout carries the result (a table or text for people, JSON with `--json`); stderr carries
+//! diagnostics. Exit codes follow [`crate::Exit`].
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::cli::{AuditCommand, CheckArgs, TestArgs};
+use crate::config::Home;
+use crate::guard::{Verdict, ToolCall, agent_text, audit, evaluate};
+use crate::rules::check::{FileReport, check_text};
+use crate::rules::layers::{LayerPaths, STARTER_JSON};
+use crate::rules::RuleSet;
+use crate::{Error, Exit, Result};
+
+/// `callus guard check [FILE…]`.
+pub fn check(args: &CheckArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
+        active_layer_files(&home)
+    } else {
+        args.files.iter().map(|p| (p.display().to_string(), Some(p.clone()))).collect()
+    };
+    let reports: Vec<FileReport> = targets
+        .iter()
+        .map(|(name, path)| match path {
+            None => check_text(name, STARTER_JSON),
+            Some(p) => match std::fs::read_to_string(p) {
+                Ok(text) => check_text(name, &text),
+                Err(e) => FileReport {
+                    name: name.clone(),
+                    ok: false,
+                    rules: 0,
+                    examples_passed: 0,
+                    rules_with_examples: 0,
+                    errors: vec![format!("does not parse — cannot read: {e}")],
+                    example_failures: Vec::new(),
+                    warnings: Vec::new(),
+                },
+            },
+        })
+        .collect();
+    let all_ok = reports.iter().all(|r| r.ok);
+    if args.json {
+        print_json(&json!({ "ok": all_ok, "files": reports }));
+    } else {
+        for r in &reports {
+            let mut line = format!("{} {}: {} rules", if r.ok { "✓" } else { "✗" }, r.name, r.rules);
+            if r.rules_with_examples > 0 {
+                line.push_str(&format!(
+                    ", {} example assertion(s) across {} rule(s)",
+                    r.examples_passed, r.rules_with_examples
+                ));
+            }
+            println!("{line}");
+            for e in &r.errors {
+                println!("    error: {e}");
+            }
+            for e in &r.example_failures {
+                println!("    example FAIL: {e}");
+            }
+            for w in &r.warnings {
+                println!("    warn: {w}");
+            }
+        }
+        println!();
+        println!(
+            "{} — {} file(s)",
+            if all_ok { "OK" } else { "FAILED" },
+            reports.len()
+        );
+    }
+    Ok(if all_ok { Exit::Ok } else { Exit::Problem })
+}
+
+/// The files of every active layer for the current directory (`None` = the starter set).
+#[must_use]
+pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
+    let cwd = std::env::current_dir().ok();
+    let paths = LayerPaths::resolve(home, cwd.as_deref());
+    let mut out = vec![("starter".to_string(), None)];
+    let existing = |p: &Path| p.exists().then(|| (p.display().to_string(), Some(p.to_path_buf())));
+    out.extend(existing(&paths.user));
+    out.extend(paths.project.as_deref().and_then(existing));
+    out.extend(paths.env.iter().map(|p| (p.display().to_string(), Some(p.clone()))));
+    out.extend(existing(&paths.candidates));
+    out
+}
+
+/// `callus guard test [--tool T] [--field F] -- COMMAND`.
+pub fn test(args: &TestArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    let cwd = match &args.cwd {
+        Some(c) => Some(c.clone()),
+        None => std::env::current_dir().ok(),
+    };
+    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let value = args.command.join(" ");
+    let input = example_input(&args.field, &value);
+    let decision = evaluate(&rules, &ToolCall { tool: &args.tool, input: &input });
+    let evidence = |id: &str| {
+        rules.rules().find(|(_, r)| r.id == id).map(|(_, r)| {
+            json!({
+                "tier": r.meta.get("tier"),
+                "fail_rate": r.meta.get("fail_rate"),
+                "attempts": r.meta.get("attempt_count"),
+                "pinned": r.pinned,
+            })
+        })
+    };
+    if args.json {
+        let fired: Vec<_> = decision
+            .fired
+            .iter()
+            .map(|f| {
+                let mut v = serde_json::to_value(f).unwrap_or_default();
+                v["evidence"] = evidence(&f.id).unwrap_or_default();
+                v
+            })
+            .collect();
+        print_json(&json!({
+            "tool": args.tool,
+            "field": args.field,
+            "value": value,
+            "decision": decision.verdict,
+            "winner": decision.winner,
+            "fired": fired,
+            "agent_text": agent_text(&decision),
+            "errors": decision.errors,
+        }));
+        return Ok(Exit::Ok);
+    }
+    println!("decision: {}", decision.verdict.as_str());
+    if let Some(w) = decision.winning() {
+        println!("winner:   {} ({}, {})", w.id, w.action, w.layer_file);
+    }
+    if decision.fired.is_empty() {
+        println!("no rule fired");
+    }
+    for f in &decision.fired {
+        println!("fired:    {} [{}] from {}", f.id, f.action, f.layer_file);
+        if let Some(p) = &f.pattern {
+            println!("          pattern: {p}");
+        }
+        if let Some(s) = &f.segment {
+            println!("          segment: {s}");
+        }
+        if let Some(ev) = evidence(&f.id) {
+            if !ev["tier"].is_null() {
+                println!(
+                    "          evidence: tier {} , rate {}, attempts {}",
+                    ev["tier"], ev["fail_rate"], ev["attempts"]
+                );
+            }
+        }
+    }
+    if let Some(text) = agent_text(&decision) {
+        let label = match decision.verdict {
+            Verdict::Block => "stderr (exit 2)",
+            Verdict::Deny => "deny reason",
+            _ => "context",
+        };
+        println!("agent sees ({label}):\n{text}");
+    }
+    for e in &decision.errors {
+        eprintln!("callus: {e}");
+    }
+    Ok(Exit::Ok)
+}
+
+fn example_input(field_path: &str, value: &str) -> serde_json::Value {
+    let mut v = serde_json::Value::String(value.to_string());
+    for part in field_path.rsplit('.') {
+        v = json!({ part: v });
+    }
+    v
+}
+
+/// `callus guard audit verify|tail|export`.
+pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
+    let home = Home::from_env();
+    let db = home.db_path();
+    let Some(conn) = crate::store::open_existing(&db)? else {
+        return match cmd {
+            AuditCommand::Verify { json, .. } => {
+                if *json {
+                    print_json(&json!({"ok": false, "store": db, "reason": "no store"}));
+                } else {
+                    println!("no audit chain: there is no store at {}", db.display());
+                }
+                Ok(Exit::Problem)
+            }
+            _ => {
+                eprintln!("callus: no store at {}", db.display());
+                Ok(Exit::Ok)
+            }
+        };
+    };
+    match cmd {
+        AuditCommand::Verify { expect_head, json } => {
+            let v = audit::verify(&conn, expect_head.as_deref())?;
+            let ok = v.broken.is_none();
+            if *json {
+                print_json(&json!({
+                    "ok": ok,
+                    "records": v.records,
+                    "head": v.head,
+                    "broken_at": v.broken.as_ref().map(|b| b.0),
+                    "problem": v.broken.as_ref().map(|b| &b.1),
+                }));
+            } else if let Some((seq, why)) = &v.broken {
+                println!("TAMPERED — chain breaks at record {seq}: {why} ({})", db.display());
+            } else if v.records == 0 {
+                println!("OK — chain empty ({})", db.display());
+            } else {
+                println!(
+                    "OK — chain intact, {} record(s), head {} ({})",
+                    v.records,
+                    v.head.as_deref().unwrap_or("-"),
+                    db.display()
+                );
+            }
+            Ok(if ok { Exit::Ok } else { Exit::Problem })
+        }
+        AuditCommand::Tail { n, json } => {
+            let records = audit::tail(&conn, *n)?;
+            if *json {
+                print_json(&serde_json::to_value(&records).unwrap_or_default());
+            } else {
+                let mut table = crate::guard::commands::table(&["seq", "time", "tool", "decision", "fired", "command"]);
+                for s in &records {
+                    let r = &s.record;
+                    let fired: Vec<String> = r.fired.iter().map(|f| format!("{}:{}", f.id, f.action)).collect();
+                    table.add_row(vec![
+                        s.seq.to_string(),
+                        r.ts.clone(),
+                        r.tool.clone(),
+                        if r.kind == "error" { format!("error: {}", r.error.clone().unwrap_or_default()) } else { r.decision.clone() },
+                        fired.join(", "),
+                        r.command_preview.clone().unwrap_or_default(),
+                    ]);
+                }
+                println!("{table}");
+            }
+            Ok(Exit::Ok)
+        }
+        AuditCommand::Export { .. } => {
+            use std::io::Write as _;
+            let records = audit::since(&conn, 1)?;
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            for s in &records {
+                let line = serde_json::to_string(s).map_err(|e| Error::json("audit export", e))?;
+                if writeln!(out, "{line}").is_err() {
+                    break; // a closed pipe (e.g. `| head`) is not an error
+                }
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// A comfy-table with a header row, in callus's plain style.
+#[must_use]
+pub fn table(header: &[&str]) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
+    t.set_header(header.to_vec());
+    t
+}
+
+/// Print a JSON value, pretty, to stdout.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+}

@@ -1,0 +1,251 @@
+//! The guard: decide each tool call before it runs.
+//!
+//! [`evaluate`] is pure — rules and a call in, a [`Decision`] out, no I/O — so it is unit- and
+//! property-testable and the same everywhere. Precedence: every layer is evaluated; the most
+//! restrictive effective action wins (block > deny > nudge > monitor); severity breaks ties
+//! inside an action, then evaluation order (starter, user, project, env, candidates). A
+//! deny or block shows the winner's message; a nudge delivers every fired nudge message
+//! once, identical messages de-duplicated. Monitor-only is allow (but audited).
+//!
+//! The I/O around it lives in [`hook`] (the PreToolUse entry point), [`audit`] (the hash
+//! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
+
+pub mod audit;
+pub mod commands;
+pub mod hook;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::rules::{Action, Hit, LayerKind, RuleSet, Subject};
+
+/// A tool call to decide.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    /// The tool name (`Bash`, `Write`, `mcp__server__tool`, `apply_patch`, …).
+    pub tool: &'a str,
+    /// The tool input object.
+    pub input: &'a Value,
+}
+
+/// One rule that fired on a call.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fired {
+    /// The rule id.
+    pub id: String,
+    /// Which layer it came from.
+    pub layer: LayerKind,
+    /// The layer's file (`starter` for the built-in set).
+    pub layer_file: String,
+    /// The action after the candidates' forced monitor and the tier cap.
+    pub action: Action,
+    /// The rule's severity.
+    pub severity: f64,
+    /// The pattern that matched (`None` for a tool-only rule).
+    pub pattern: Option<String>,
+    /// The segment that matched (`match: segment` rules).
+    pub segment: Option<String>,
+    /// The rule's message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The outcome class of a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing acting fired.
+    Allow,
+    /// The call runs with messages for the model.
+    Nudge,
+    /// The call is refused with a reason.
+    Deny,
+    /// The call is refused with exit 2.
+    Block,
+}
+
+impl Verdict {
+    /// The lowercase name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Nudge => "nudge",
+            Verdict::Deny => "deny",
+            Verdict::Block => "block",
+        }
+    }
+}
+
+/// What the guard decided, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    /// The outcome.
+    pub verdict: Verdict,
+    /// The deciding rule for deny/block.
+    pub winner: Option<String>,
+    /// Every rule that fired, in evaluation order.
+    pub fired: Vec<Fired>,
+    /// Nudge messages to deliver, de-duplicated, each tagged with its rule id.
+    pub notes: Vec<(String, String)>,
+    /// Patterns that could not be evaluated (compile error, backtrack budget), as
+    /// `rule-id: reason`. The rule is treated as not firing; the hook reports these.
+    pub errors: Vec<String>,
+}
+
+impl Decision {
+    /// The fired rule that won, if any.
+    #[must_use]
+    pub fn winning(&self) -> Option<&Fired> {
+        let id = self.winner.as_deref()?;
+        self.fired.iter().find(|f| f.id == id)
+    }
+}
+
+/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision.
+#[must_use]
+pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
+    let subject = Subject::new(call.tool, call.input);
+    let mut fired = Vec::new();
+    let mut errors = Vec::new();
+    for (layer, rule) in rules.rules() {
+        match rule.fires(&subject) {
+            Ok(Some(Hit { pattern, segment })) => fired.push(Fired {
+                id: rule.id.clone(),
+                layer: layer.kind,
+                layer_file: layer.name(),
+                action: layer.effective_action(rule),
+                severity: rule.severity,
+                pattern: pattern.map(|i| rule.any[i].source().to_string()),
+                segment,
+                message: rule.message.clone(),
+            }),
+            Ok(None) => {}
+            Err(e) => errors.push(format!("{}: {e}", rule.id)),
+        }
+    }
+    resolve(fired, errors)
+}
+
+/// Resolve fired rules into a decision (the precedence described in the module docs).
+#[must_use]
+pub fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
+    let mut winner: Option<&Fired> = None;
+    for f in fired.iter().filter(|f| f.action != Action::Monitor) {
+        let better = winner.is_none_or(|w| {
+            f.action > w.action || (f.action == w.action && f.severity > w.severity)
+        });
+        if better {
+            winner = Some(f);
+        }
+    }
+    let (verdict, winner_id, notes) = match winner {
+        None => (Verdict::Allow, None, Vec::new()),
+        Some(w) if w.action == Action::Block => (Verdict::Block, Some(w.id.clone()), Vec::new()),
+        Some(w) if w.action == Action::Deny => (Verdict::Deny, Some(w.id.clone()), Vec::new()),
+        Some(_) => {
+            let mut notes: Vec<(String, String)> = Vec::new();
+            for f in fired.iter().filter(|f| f.action == Action::Nudge) {
+                let msg = f.message.clone().unwrap_or_default();
+                if !notes.iter().any(|(_, m)| *m == msg) {
+                    notes.push((f.id.clone(), msg));
+                }
+            }
+            (Verdict::Nudge, None, notes)
+        }
+    };
+    Decision {
+        verdict,
+        winner: winner_id,
+        fired,
+        notes,
+        errors,
+    }
+}
+
+/// The text the agent sees for a decision (nudge context, deny reason, block stderr).
+#[must_use]
+pub fn agent_text(decision: &Decision) -> Option<String> {
+    match decision.verdict {
+        Verdict::Allow => None,
+        Verdict::Nudge => {
+            let mut text = String::from("callus:");
+            for (id, msg) in &decision.notes {
+                text.push_str(&format!("\n- {msg} [rule {id}]"));
+            }
+            Some(text)
+        }
+        Verdict::Deny => decision.winning().map(|w| {
+            format!(
+                "callus denied this call (rule {}): {}",
+                w.id,
+                w.message.as_deref().unwrap_or("")
+            )
+        }),
+        Verdict::Block => decision.winning().map(|w| {
+            format!(
+                "BLOCKED by callus (rule {}): {}",
+                w.id,
+                w.message.as_deref().unwrap_or("")
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Layer, LayerKind};
+    use serde_json::json;
+
+    fn set(layers: &[(LayerKind, Value)]) -> RuleSet {
+        RuleSet {
+            layers: layers
+                .iter()
+                .map(|(k, v)| Layer::from_text(*k, Some(format!("{}.json", k.as_str()).into()), &v.to_string()).unwrap().0)
+                .collect(),
+        }
+    }
+
+    fn decide(rules: &RuleSet, cmd: &str) -> Decision {
+        let input = json!({ "command": cmd });
+        evaluate(rules, &ToolCall { tool: "Bash", input: &input })
+    }
+
+    #[test]
+    fn most_restrictive_wins_across_layers() {
+        let rules = set(&[
+            (LayerKind::User, json!({"rules": [{"id": "n", "any": ["x"], "severity": 99, "message": "nudge"}]})),
+            (LayerKind::Project, json!({"rules": [{"id": "b", "any": ["x"], "severity": 1, "action": "block", "message": "block"}]})),
+        ]);
+        let d = decide(&rules, "x");
+        assert_eq!(d.verdict, Verdict::Block);
+        assert_eq!(d.winner.as_deref(), Some("b"));
+        assert_eq!(agent_text(&d).unwrap(), "BLOCKED by callus (rule b): block");
+    }
+
+    #[test]
+    fn candidates_are_forced_to_monitor() {
+        let rules = set(&[(LayerKind::Candidates, json!({"rules": [{"id": "c", "any": ["x"], "action": "block", "message": "m"}]}))]);
+        let d = decide(&rules, "x");
+        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.fired.len(), 1);
+        assert_eq!(d.fired[0].action, Action::Monitor);
+    }
+
+    #[test]
+    fn nudges_are_deduplicated_and_severity_breaks_ties() {
+        let rules = set(&[(LayerKind::User, json!({"rules": [
+            {"id": "a", "any": ["x"], "message": "same"},
+            {"id": "b", "any": ["x"], "message": "same"},
+            {"id": "c", "any": ["x"], "message": "other"},
+            {"id": "d1", "any": ["y"], "action": "deny", "severity": 1, "message": "low"},
+            {"id": "d2", "any": ["y"], "action": "deny", "severity": 5, "message": "high"}
+        ]}))]);
+        let d = decide(&rules, "x");
+        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.notes, vec![("a".into(), "same".into()), ("c".into(), "other".into())]);
+        let d = decide(&rules, "y");
+        assert_eq!(d.winner.as_deref(), Some("d2"));
+    }
+}

@@ -1,0 +1,300 @@
+//! The hook wire protocol shared by Claude Code and Codex: reading one event from stdin,
+//! telling the hosts apart, and writing a PreToolUse decision the way each host expects.
+//!
+//! Guarantees: reading is capped ([`STDIN_CAP`]); parsing never panics and distinguishes
+//! malformed JSON from a non-object; the host is detected from the payload first (Codex sends
+//! `turn_id` and no `prompt_id`), because environment markers leak between the hosts' shells;
+//! output is built from typed structs, and `allow` is never printed (it would skip the
+//! user's own permission prompts).
+
+use std::io::{Read, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Largest hook payload read from stdin; anything larger is refused as a whole.
+pub const STDIN_CAP: u64 = 16 * 1024 * 1024;
+
+/// The agent host that sent an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl Host {
+    /// The slug stored and shown: `claude-code` or `codex`.
+    #[must_use]
+    pub fn slug(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Codex => "codex",
+        }
+    }
+
+    /// Parse a slug (case-insensitive); unknown names are `None`.
+    #[must_use]
+    pub fn from_slug(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "claude-code" | "claude" => Some(Host::ClaudeCode),
+            "codex" => Some(Host::Codex),
+            _ => None,
+        }
+    }
+}
+
+/// Why a payload could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PayloadError {
+    /// More than [`STDIN_CAP`] bytes arrived.
+    TooLarge,
+    /// stdin could not be read.
+    Unreadable(String),
+    /// The bytes are not JSON.
+    Malformed(String),
+    /// The JSON is not an object.
+    NotObject,
+}
+
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PayloadError::TooLarge => write!(f, "hook payload exceeds {STDIN_CAP} bytes"),
+            PayloadError::Unreadable(e) => write!(f, "cannot read stdin: {e}"),
+            PayloadError::Malformed(e) => write!(f, "hook payload is not JSON: {e}"),
+            PayloadError::NotObject => f.write_str("hook payload is not a JSON object"),
+        }
+    }
+}
+
+/// One hook event, normalised across hosts. Unknown keys stay reachable in `raw`.
+#[derive(Debug, Clone)]
+pub struct HookEvent {
+    /// Which host sent it.
+    pub host: Host,
+    /// `hook_event_name` (e.g. `PreToolUse`), empty if absent.
+    pub event: String,
+    /// `session_id`, empty if absent.
+    pub session_id: String,
+    /// `tool_name`, empty if absent.
+    pub tool_name: String,
+    /// `tool_input` (`Null` if absent).
+    pub tool_input: Value,
+    /// `tool_use_id` (Codex: the call id), if present and non-empty.
+    pub tool_use_id: Option<String>,
+    /// `cwd`, if present and non-empty.
+    pub cwd: Option<String>,
+    /// `transcript_path`, if present and non-empty.
+    pub transcript_path: Option<String>,
+    /// The whole payload object.
+    pub raw: serde_json::Map<String, Value>,
+}
+
+impl HookEvent {
+    /// A string field of the raw payload, if present and non-empty.
+    #[must_use]
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+    }
+}
+
+/// Read all of stdin, refusing more than [`STDIN_CAP`] bytes.
+pub fn read_stdin() -> Result<Vec<u8>, PayloadError> {
+    read_capped(std::io::stdin().lock())
+}
+
+/// Read `input` to the end, refusing more than [`STDIN_CAP`] bytes.
+pub fn read_capped(input: impl Read) -> Result<Vec<u8>, PayloadError> {
+    let mut buf = Vec::new();
+    input
+        .take(STDIN_CAP + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| PayloadError::Unreadable(e.to_string()))?;
+    if buf.len() as u64 > STDIN_CAP {
+        return Err(PayloadError::TooLarge);
+    }
+    Ok(buf)
+}
+
+/// Parse a payload. Empty or whitespace-only input is an empty object (no opinion).
+pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
+    let value: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(serde_json::Map::new())
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| PayloadError::Malformed(e.to_string()))?
+    };
+    let Value::Object(raw) = value else {
+        return Err(PayloadError::NotObject);
+    };
+    let host = detect_host(&raw, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
+    let text = |k: &str| {
+        raw.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    Ok(HookEvent {
+        host,
+        event: text("hook_event_name").unwrap_or_default(),
+        session_id: text("session_id").unwrap_or_default(),
+        tool_name: text("tool_name").unwrap_or_default(),
+        tool_input: raw.get("tool_input").cloned().unwrap_or(Value::Null),
+        tool_use_id: text("tool_use_id"),
+        cwd: text("cwd"),
+        transcript_path: text("transcript_path"),
+        raw,
+    })
+}
+
+/// Tell the hosts apart: `CALLUS_HOST` override, then the payload's shape, then the
+/// environment markers, then Claude Code. `env_set` says whether a variable is set.
+pub fn detect_host(raw: &serde_json::Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host {
+    if let Some(host) = std::env::var("CALLUS_HOST")
+        .ok()
+        .as_deref()
+        .and_then(Host::from_slug)
+    {
+        return host;
+    }
+    let truthy = |k: &str| match raw.get(k) {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    };
+    if truthy("turn_id") && !raw.contains_key("prompt_id") {
+        return Host::Codex;
+    }
+    if truthy("prompt_id") {
+        return Host::ClaudeCode;
+    }
+    if env_set("CODEX_HOME") || env_set("CODEX_SANDBOX") {
+        return Host::Codex;
+    }
+    Host::ClaudeCode
+}
+
+/// What a PreToolUse hook answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response {
+    /// No opinion: exit 0, print nothing.
+    Silent,
+    /// The call runs; the text reaches the model as additional context.
+    Nudge(String),
+    /// The call is refused; the model sees the reason.
+    Deny(String),
+    /// The call is refused with exit 2; the reason goes to stderr.
+    Block(String),
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    #[serde(rename = "hookSpecificOutput")]
+    output: Specific<'a>,
+}
+
+#[derive(Serialize)]
+struct Specific<'a> {
+    #[serde(rename = "hookEventName")]
+    event: &'a str,
+    #[serde(rename = "permissionDecision", skip_serializing_if = "Option::is_none")]
+    decision: Option<&'a str>,
+    #[serde(
+        rename = "permissionDecisionReason",
+        skip_serializing_if = "Option::is_none"
+    )]
+    reason: Option<&'a str>,
+    #[serde(rename = "additionalContext", skip_serializing_if = "Option::is_none")]
+    context: Option<&'a str>,
+}
+
+/// Write `response` in the host protocol and return the process exit code (0 or 2).
+///
+/// Both hosts accept the same shapes (measured: Claude Code 2.1.328, Codex 0.169), so the
+/// host only matters to callers that word messages differently.
+pub fn emit(response: &Response, out: &mut impl Write, err: &mut impl Write) -> u8 {
+    let specific = match response {
+        Response::Silent => return 0,
+        Response::Block(reason) => {
+            // A failed write to stderr cannot change the decision: exit 2 still blocks.
+            let _ = writeln!(err, "{reason}");
+            return 2;
+        }
+        Response::Nudge(text) => Specific {
+            event: "PreToolUse",
+            decision: None,
+            reason: None,
+            context: Some(text),
+        },
+        Response::Deny(reason) => Specific {
+            event: "PreToolUse",
+            decision: Some("deny"),
+            reason: Some(reason),
+            context: None,
+        },
+    };
+    let json = serde_json::to_string(&Envelope { output: specific })
+        .unwrap_or_else(|_| String::from("{}"));
+    // If stdout is gone the host is gone too; nothing better to do than exit normally.
+    let _ = out.write_all(json.as_bytes());
+    let _ = out.flush();
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn codex_is_detected_by_turn_id_without_prompt_id() {
+        let none = |_: &str| false;
+        assert_eq!(detect_host(&obj(json!({"turn_id": "t"})), none), Host::Codex);
+        assert_eq!(
+            detect_host(&obj(json!({"turn_id": "t", "prompt_id": "p"})), none),
+            Host::ClaudeCode
+        );
+        assert_eq!(detect_host(&obj(json!({})), none), Host::ClaudeCode);
+        assert_eq!(detect_host(&obj(json!({})), |k| k == "CODEX_HOME"), Host::Codex);
+        // Payload outranks the environment.
+        assert_eq!(
+            detect_host(&obj(json!({"prompt_id": "p"})), |k| k == "CODEX_HOME"),
+            Host::ClaudeCode
+        );
+    }
+
+    #[test]
+    fn parse_rejects_non_objects_and_garbage() {
+        assert_eq!(parse(b"[1]").unwrap_err(), PayloadError::NotObject);
+        assert!(matches!(parse(b"{not json"), Err(PayloadError::Malformed(_))));
+        assert!(parse(b"  \n").unwrap().tool_name.is_empty());
+    }
+
+    #[test]
+    fn read_capped_refuses_oversize() {
+        let big = vec![b' '; (STDIN_CAP + 1) as usize];
+        assert_eq!(read_capped(&big[..]).unwrap_err(), PayloadError::TooLarge);
+    }
+
+    #[test]
+    fn emit_never_prints_allow() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(emit(&Response::Deny("no".into()), &mut out, &mut err), 0);
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(v["hookSpecificOutput"]["permissionDecisionReason"], "no");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(emit(&Response::Block("stop".into()), &mut out, &mut err), 2);
+        assert!(out.is_empty());
+        assert_eq!(String::from_utf8(err).unwrap(), "stop\n");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(emit(&Response::Silent, &mut out, &mut err), 0);
+        assert!(out.is_empty() && err.is_empty());
+    }
+}

@@ -1,0 +1,88 @@
+//! callus turns the tool failures coding agents keep repeating into reviewed guardrails.
+//!
+//! The pipeline, one module per stage: [`record`] stores every tool call and its outcome;
+//! [`derive`] clusters recurring failures into candidate rules with their evidence; [`rules`]
+//! is the ruleset format and the matcher; [`guard`] decides each call before it runs and
+//! keeps the audit chain; [`prune`] and [`report`] measure whether rules help; [`scope`]
+//! checks a run wrote only what it declared; [`install`] wires the hooks in. [`store`] and
+//! [`redact`] sit underneath every stage that writes.
+//!
+//! The hook commands (`callus guard`, `callus record` with no subcommand) are recognised
+//! before clap runs so the per-call cost stays at process start-up plus the work itself.
+
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod derive;
+pub mod doctor;
+pub mod error;
+pub mod guard;
+pub mod hook;
+pub mod install;
+pub mod prune;
+pub mod record;
+pub mod redact;
+pub mod report;
+pub mod rules;
+pub mod scope;
+pub mod session;
+pub mod shell;
+pub mod store;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+pub use error::{Error, Exit, Result};
+
+use cli::{Cli, Command, GuardCommand, RecordCommand};
+
+/// The process entry point: the hook fast path, else clap and [`run`].
+#[must_use]
+pub fn main_entry() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    if let (Some(first), None) = (args.next(), args.next()) {
+        if first == "guard" {
+            return ExitCode::from(guard::hook::run());
+        }
+        if first == "record" {
+            return ExitCode::from(record::hook());
+        }
+    }
+    run(Cli::parse())
+}
+
+/// Run a parsed command line and turn its result into an exit code.
+#[must_use]
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Guard(args) => match args.command {
+            None => return ExitCode::from(guard::hook::run()),
+            Some(GuardCommand::Check(a)) => guard::commands::check(&a),
+            Some(GuardCommand::Test(a)) => guard::commands::test(&a),
+            Some(GuardCommand::Audit(a)) => guard::commands::audit(&a),
+            Some(GuardCommand::Prune(a)) => prune::run(&a),
+        },
+        Command::Record(args) => match args.command {
+            None => return ExitCode::from(record::hook()),
+            Some(RecordCommand::Import(a)) => record::import(&a),
+            Some(RecordCommand::Stats(a)) => record::stats(&a),
+        },
+        Command::Derive(a) => derive::run(&a),
+        Command::Rules(c) => rules::commands::run(&c),
+        Command::Report(a) => report::run(&a),
+        Command::Scope(c) => scope::run(&c),
+        Command::Install(a) => install::install(&a),
+        Command::Uninstall(a) => install::uninstall(&a),
+        Command::Doctor(a) => doctor::run(&a),
+        Command::Session(c) => session::run(&c),
+        Command::Demo(a) => demo::run(&a),
+    };
+    match result {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(e) => {
+            eprintln!("callus: {e}");
+            ExitCode::from(e.exit().code())
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! `guard check`: static validation of a ruleset (callusguard spec §4.5–§5.4, plus callus's
+//! typed validation).
+//!
+//! A file is good when it parses with typed validation, every pattern compiles, no tiered
+//! rule is armed above its tier's ceiling, and every `examples` assertion holds. Warnings
+//! (patterns that need the backtracking engine, nested quantifiers) never fail a file.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::pattern::Engine;
+use super::{Action, Document, Rule, Subject, document_from_value, tier};
+
+/// The outcome of checking one ruleset.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    /// The file (or layer) name.
+    pub name: String,
+    /// Whether it passed.
+    pub ok: bool,
+    /// Number of rules.
+    pub rules: usize,
+    /// Example assertions that passed.
+    pub examples_passed: usize,
+    /// Rules that carry examples.
+    pub rules_with_examples: usize,
+    /// Problems that fail the file.
+    pub errors: Vec<String>,
+    /// Failed example assertions.
+    pub example_failures: Vec<String>,
+    /// Non-fatal warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Check a ruleset given as text.
+#[must_use]
+pub fn check_text(name: &str, text: &str) -> FileReport {
+    let mut report = FileReport {
+        name: name.to_string(),
+        ok: false,
+        rules: 0,
+        examples_passed: 0,
+        rules_with_examples: 0,
+        errors: Vec::new(),
+        example_failures: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            report.errors.push(format!("does not parse — {e}"));
+            return report;
+        }
+    };
+    match document_from_value(name, &value) {
+        Ok(doc) => check_document(&doc, &mut report),
+        Err(e) => report.errors.push(e.to_string()),
+    }
+    report.ok = report.errors.is_empty() && report.example_failures.is_empty();
+    report
+}
+
+fn check_document(doc: &Document, report: &mut FileReport) {
+    report.rules = doc.rules.len();
+    for rule in &doc.rules {
+        for p in rule.any.iter().chain(&rule.unless) {
+            match p.compile() {
+                Err(e) => report
+                    .errors
+                    .push(format!("{}: bad regex '{}': {e}", rule.id, p.source())),
+                Ok(Engine::Backtracking) => report.warnings.push(format!(
+                    "{}: regex '{}' needs the backtracking engine (lookaround or backreference); it runs with a bounded budget",
+                    rule.id,
+                    p.source()
+                )),
+                Ok(Engine::Linear) => {}
+            }
+            if redos_hint(p.source()) {
+                report.warnings.push(format!(
+                    "{}: regex '{}' has nested or overlapping quantifiers",
+                    rule.id,
+                    p.source()
+                ));
+            }
+        }
+        if let Some(t) = rule.tier() {
+            let cap = tier::ceiling_of(t);
+            if rule.action > cap {
+                let line = tier::Tier::parse(t).map_or("unrecognised tier", tier::Tier::one_liner);
+                report.errors.push(format!(
+                    "{}: action '{}' exceeds the ceiling for tier '{t}' ('{cap}') — {line}. Either gather more evidence or lower the action.",
+                    rule.id, rule.action
+                ));
+            }
+        }
+        check_examples(rule, report);
+    }
+}
+
+fn check_examples(rule: &Rule, report: &mut FileReport) {
+    let Some(ex) = &rule.examples else {
+        return;
+    };
+    if ex.should_fire.is_empty() && ex.should_not_fire.is_empty() {
+        return;
+    }
+    report.rules_with_examples += 1;
+    let tool: String = rule
+        .tool
+        .chars()
+        .map(|c| if c == '*' || c == '?' { 'x' } else { c })
+        .collect();
+    let cases = ex
+        .should_fire
+        .iter()
+        .map(|s| (s, true))
+        .chain(ex.should_not_fire.iter().map(|s| (s, false)));
+    for (s, want) in cases {
+        let input = example_input(&rule.field, s);
+        match rule.fires(&Subject::new(&tool, &input)) {
+            Ok(hit) if hit.is_some() == want => report.examples_passed += 1,
+            Ok(_) => report.example_failures.push(format!(
+                "{}: {} '{s}'",
+                rule.id,
+                if want { "should_fire did NOT fire:" } else { "should_not_fire DID fire:" }
+            )),
+            Err(e) => report.example_failures.push(format!("{}: '{s}': {e}", rule.id)),
+        }
+    }
+}
+
+/// `{field: value}` with a dotted field expanded into nested objects.
+fn example_input(field: &str, value: &str) -> Value {
+    let mut v = Value::String(value.to_string());
+    for part in field.rsplit('.') {
+        let mut m = Map::new();
+        m.insert(part.to_string(), v);
+        v = Value::Object(m);
+    }
+    v
+}
+
+/// callusguard's two ReDoS hints: `(x+)+` and `(a|a)*`.
+fn redos_hint(p: &str) -> bool {
+    static HINTS: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let hints = HINTS.get_or_init(|| {
+        [
+            regex::Regex::new(r"\([^)]*[+*]\)[+*]").expect("valid"),
+            regex::Regex::new(r"\(([^)|]+)\|([^)|]+)\)[+*]").expect("valid"),
+        ]
+    });
+    if hints[0].is_match(p) {
+        return true;
+    }
+    hints[1]
+        .captures_iter(p)
+        .any(|c| c.get(1).map(|m| m.as_str()) == c.get(2).map(|m| m.as_str()))
+}
+
+/// Is `action` allowed for a rule of `tier_label`? (Used by promote.)
+#[must_use]
+pub fn within_ceiling(action: Action, tier_label: &str) -> bool {
+    action <= tier::ceiling_of(tier_label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_failures_and_ceilings_fail_the_file() {
+        let text = r#"{"rules": [
+            {"id": "a", "any": ["psql"], "message": "m",
+             "examples": {"should_fire": ["psql x", "mysql"], "should_not_fire": ["ls"]}},
+            {"id": "b", "any": ["x"], "action": "block", "message": "m", "meta": {"tier": "reproducible"}},
+            {"id": "c", "any": ["(a+)+", "x(?!y)"], "action": "monitor"}
+        ]}"#;
+        let r = check_text("t.json", text);
+        assert!(!r.ok);
+        assert_eq!(r.rules, 3);
+        assert_eq!(r.examples_passed, 2);
+        assert_eq!(r.example_failures, vec!["a: should_fire did NOT fire: 'mysql'".to_string()]);
+        assert!(r.errors[0].contains("exceeds the ceiling for tier 'reproducible' ('deny')"));
+        assert_eq!(r.warnings.len(), 2);
+    }
+
+    #[test]
+    fn bad_regex_and_bad_json() {
+        let r = check_text("t.json", r#"{"rules": [{"id": "a", "any": ["(x"], "message": "m"}]}"#);
+        assert!(!r.ok && r.errors[0].starts_with("a: bad regex '(x'"));
+        let r = check_text("t.json", "{nope");
+        assert!(!r.ok && r.errors[0].starts_with("does not parse"));
+    }
+
+    #[test]
+    fn starter_passes() {
+        let r = check_text("starter", super::super::layers::STARTER_JSON);
+        assert!(r.ok, "{r:?}");
+    }
+}

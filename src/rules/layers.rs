@@ -1,0 +1,224 @@
+//! The active rule layers and how they are found.
+//!
+//! In order: the built-in starter set (embedded), `$CALLUS_HOME/rules.json`, the project's
+//! `<repo root of cwd>/.callus/rules.json`, each file in `$CALLUS_RULES` (a `:`-separated path
+//! list), and `$CALLUS_HOME/candidates.json`, whose rules are forced to monitor so derived
+//! candidates gather live evidence without touching the agent. Every layer is evaluated and
+//! the most restrictive action wins, so no layer can relax another; the only relaxation is
+//! the user's own `disable` list, which can switch off starter rules by id (a project file
+//! cannot: a cloned repository must not be able to lift the user's protections).
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::{Action, Document, Rule, parse_document};
+use crate::config::Home;
+use crate::{Error, Result};
+
+/// The built-in starter policy.
+pub const STARTER_JSON: &str = include_str!("starter.json");
+
+/// Where a layer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerKind {
+    /// Embedded in the binary.
+    Starter,
+    /// `$CALLUS_HOME/rules.json`.
+    User,
+    /// `<repo root>/.callus/rules.json`.
+    Project,
+    /// A file named in `$CALLUS_RULES`.
+    Env,
+    /// `$CALLUS_HOME/candidates.json`, forced to monitor.
+    Candidates,
+}
+
+impl LayerKind {
+    /// The lowercase name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Starter => "starter",
+            LayerKind::User => "user",
+            LayerKind::Project => "project",
+            LayerKind::Env => "env",
+            LayerKind::Candidates => "candidates",
+        }
+    }
+}
+
+/// One loaded layer.
+#[derive(Debug)]
+pub struct Layer {
+    /// Where it comes from.
+    pub kind: LayerKind,
+    /// Its file (`None` for the starter set).
+    pub path: Option<PathBuf>,
+    /// The rules, in file order (disabled starter rules already removed).
+    pub rules: Vec<Rule>,
+    /// SHA-256 of the file's bytes (recorded in the audit chain).
+    pub content_hash: String,
+}
+
+impl Layer {
+    /// A display name: `starter` or the file path.
+    #[must_use]
+    pub fn name(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| "starter".to_string(), |p| p.display().to_string())
+    }
+
+    /// The action a rule of this layer takes (candidates are forced to monitor).
+    #[must_use]
+    pub fn effective_action(&self, rule: &Rule) -> Action {
+        if self.kind == LayerKind::Candidates {
+            Action::Monitor
+        } else {
+            rule.capped_action()
+        }
+    }
+
+    /// Parse a layer from its text.
+    pub fn from_text(kind: LayerKind, path: Option<PathBuf>, text: &str) -> Result<(Self, Vec<String>)> {
+        let name = path
+            .as_ref()
+            .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
+        let Document { rules, disable } = parse_document(&name, text)?;
+        let layer = Layer {
+            kind,
+            path,
+            rules,
+            content_hash: sha256_hex(text.as_bytes()),
+        };
+        Ok((layer, disable))
+    }
+}
+
+/// Every active layer, in evaluation order.
+#[derive(Debug, Default)]
+pub struct RuleSet {
+    /// The layers, starter first.
+    pub layers: Vec<Layer>,
+}
+
+/// Where the layers for a call in `cwd` live (no I/O beyond reading the environment).
+#[derive(Debug, Clone)]
+pub struct LayerPaths {
+    /// `$CALLUS_HOME/rules.json`.
+    pub user: PathBuf,
+    /// `<repo root>/.callus/rules.json`, when `cwd` is inside a repository.
+    pub project: Option<PathBuf>,
+    /// `$CALLUS_RULES` entries.
+    pub env: Vec<PathBuf>,
+    /// `$CALLUS_HOME/candidates.json`.
+    pub candidates: PathBuf,
+}
+
+impl LayerPaths {
+    /// Resolve the layer files for a call whose working directory is `cwd`.
+    #[must_use]
+    pub fn resolve(home: &Home, cwd: Option<&Path>) -> Self {
+        let env = std::env::var_os("CALLUS_RULES")
+            .map(|v| {
+                std::env::split_paths(&v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        LayerPaths {
+            user: home.rules_path(),
+            project: cwd
+                .and_then(crate::config::repo_root)
+                .map(|root| root.join(".callus").join("rules.json")),
+            env,
+            candidates: home.candidates_path(),
+        }
+    }
+}
+
+impl RuleSet {
+    /// Load every active layer. A missing optional file is skipped; an unreadable or invalid
+    /// one is an error (the guard's failure policy decides what that means for the call).
+    pub fn load(paths: &LayerPaths) -> Result<Self> {
+        let mut layers = Vec::new();
+        let (mut starter, _) = Layer::from_text(LayerKind::Starter, None, STARTER_JSON)?;
+        let mut disabled: Vec<String> = Vec::new();
+        if let Some((user, disable)) = read_layer(LayerKind::User, &paths.user)? {
+            disabled = disable;
+            layers.push(user);
+        }
+        starter.rules.retain(|r| !disabled.contains(&r.id));
+        layers.insert(0, starter);
+        if let Some(project) = &paths.project {
+            if let Some((layer, _)) = read_layer(LayerKind::Project, project)? {
+                layers.push(layer);
+            }
+        }
+        for path in &paths.env {
+            match read_layer(LayerKind::Env, path)? {
+                Some((layer, _)) => layers.push(layer),
+                // A file the user named explicitly must exist.
+                None => return Err(Error::io(path, std::io::ErrorKind::NotFound.into())),
+            }
+        }
+        if let Some((layer, _)) = read_layer(LayerKind::Candidates, &paths.candidates)? {
+            layers.push(layer);
+        }
+        Ok(RuleSet { layers })
+    }
+
+    /// Only the starter set (tests, `rules show starter`).
+    pub fn starter() -> Result<Self> {
+        let (layer, _) = Layer::from_text(LayerKind::Starter, None, STARTER_JSON)?;
+        Ok(RuleSet {
+            layers: vec![layer],
+        })
+    }
+
+    /// Every (layer, rule) pair in evaluation order.
+    pub fn rules(&self) -> impl Iterator<Item = (&Layer, &Rule)> {
+        self.layers
+            .iter()
+            .flat_map(|l| l.rules.iter().map(move |r| (l, r)))
+    }
+
+    /// A hash over every layer's content hash (recorded in the audit chain).
+    #[must_use]
+    pub fn content_hash(&self) -> String {
+        let mut h = Sha256::new();
+        for l in &self.layers {
+            h.update(l.kind.as_str());
+            h.update(&l.content_hash);
+        }
+        hex(&h.finalize())
+    }
+}
+
+fn read_layer(kind: LayerKind, path: &Path) -> Result<Option<(Layer, Vec<String>)>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    Layer::from_text(kind, Some(path.to_path_buf()), &text).map(Some)
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of `bytes`.
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}

@@ -1,0 +1,397 @@
+//! Rule patterns: Python `re` syntax run on a linear-time engine where the pattern allows,
+//! and on a bounded backtracking engine only where it needs lookaround or backreferences.
+//!
+//! Guarantees:
+//! - Python spellings the `regex` crate reads differently are translated first (`\Z`, a
+//!   literal `{`, `[` and set operators inside a class), so callusguard's rules mean the same.
+//! - Python's `$` also matches before a final newline; [`Pattern::is_match`] reproduces that.
+//! - Compilation is lazy: a pattern is compiled the first time a call could match it, so the
+//!   hook pays only for the rules a call can need. A cheap literal prefilter (a string that
+//!   every match must contain, found by scanning the pattern) rules most patterns out without
+//!   compiling them.
+//! - The backtracking engine runs with a bounded backtrack limit; hitting it counts as no
+//!   match and is reported, never a hang.
+
+use std::sync::OnceLock;
+
+/// Backtrack budget for patterns that need the backtracking engine.
+pub const BACKTRACK_LIMIT: usize = 100_000;
+
+/// Which engine runs a pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// `regex`: linear time, no lookaround or backreferences.
+    Linear,
+    /// `fancy-regex` with [`BACKTRACK_LIMIT`]: lookaround and backreferences.
+    Backtracking,
+}
+
+#[derive(Debug)]
+enum Compiled {
+    Linear(regex::Regex),
+    Backtracking(fancy_regex::Regex),
+}
+
+/// One compiled-on-demand pattern.
+#[derive(Debug)]
+pub struct Pattern {
+    source: String,
+    translated: String,
+    case_insensitive: bool,
+    has_dollar: bool,
+    /// Lowercase ASCII literal that every match contains, if one was found.
+    required: Option<String>,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+impl Pattern {
+    /// Prepare `source` (Python syntax). Nothing is compiled yet.
+    #[must_use]
+    pub fn new(source: &str, case_insensitive: bool) -> Self {
+        let translated = translate(source);
+        Pattern {
+            required: required_literal(source),
+            has_dollar: source.contains('$'),
+            source: source.to_string(),
+            translated,
+            case_insensitive,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The pattern as written.
+    #[must_use]
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Compile now (if not yet) and report a compile error.
+    pub fn compile(&self) -> Result<Engine, String> {
+        match self.compiled() {
+            Ok(Compiled::Linear(_)) => Ok(Engine::Linear),
+            Ok(Compiled::Backtracking(_)) => Ok(Engine::Backtracking),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn compiled(&self) -> &Result<Compiled, String> {
+        self.compiled.get_or_init(|| {
+            let linear = regex::RegexBuilder::new(&self.translated)
+                .case_insensitive(self.case_insensitive)
+                .build();
+            match linear {
+                Ok(re) => Ok(Compiled::Linear(re)),
+                Err(linear_err) => fancy_regex::RegexBuilder::new(&self.translated)
+                    .case_insensitive(self.case_insensitive)
+                    .backtrack_limit(BACKTRACK_LIMIT)
+                    .build()
+                    .map(Compiled::Backtracking)
+                    .map_err(|_| first_line(&linear_err.to_string())),
+            }
+        })
+    }
+
+    /// Could `haystack_lower` (an ASCII-lowercased haystack) contain a match at all?
+    ///
+    /// Non-ASCII haystacks always pass: Unicode case folding (`K` for `k`) is beyond an
+    /// ASCII comparison.
+    #[must_use]
+    pub fn may_match(&self, haystack_lower: &str) -> bool {
+        self.required
+            .as_deref()
+            .is_none_or(|lit| haystack_lower.contains(lit) || !haystack_lower.is_ascii())
+    }
+
+    /// Does the pattern match anywhere in `haystack` (`re.search` semantics)?
+    ///
+    /// `Err` carries a compile error or an exhausted backtrack budget.
+    pub fn is_match(&self, haystack: &str) -> Result<bool, String> {
+        let hit = self.search(haystack)?;
+        if hit || !self.has_dollar {
+            return Ok(hit);
+        }
+        // Python's `$` also matches just before a final newline.
+        match haystack.strip_suffix('\n') {
+            Some(shorter) => self.search(shorter),
+            None => Ok(false),
+        }
+    }
+
+    fn search(&self, haystack: &str) -> Result<bool, String> {
+        match self.compiled() {
+            Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
+            Ok(Compiled::Backtracking(re)) => re.is_match(haystack).map_err(|e| {
+                format!("pattern '{}' gave up: {e}", self.source)
+            }),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    // regex's errors are multi-line with a caret diagram; keep the last line (the reason).
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(s)
+        .trim()
+        .to_string()
+}
+
+/// Translate Python `re` syntax into the syntax both Rust engines read.
+#[must_use]
+pub fn translate(src: &str) -> String {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len() + 8);
+    let mut i = 0;
+    let mut in_class = false;
+    let mut class_start = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            match chars.get(i + 1) {
+                Some('Z') if !in_class => out.push_str(r"\z"),
+                Some(&n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            }
+            i += 2;
+            continue;
+        }
+        if in_class {
+            let first = i == class_start || (i == class_start + 1 && chars[class_start] == '^');
+            match c {
+                ']' if !first => in_class = false,
+                '[' if chars.get(i + 1) != Some(&':') => {
+                    out.push_str(r"\[");
+                    i += 1;
+                    continue;
+                }
+                '&' | '~' | '-' if chars.get(i + 1) == Some(&c) => {
+                    out.push('\\');
+                    out.push(c);
+                    out.push('\\');
+                    out.push(c);
+                    i += 2;
+                    continue;
+                }
+                ']' => {
+                    out.push_str(r"\]");
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                class_start = i + 1;
+                out.push('[');
+            }
+            '{' if !is_repetition(&chars[i..]) => out.push_str(r"\{"),
+            '}' if !closes_repetition(&chars[..i]) => out.push_str(r"\}"),
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Is `s` (starting at `{`) a Python repetition `{m}`, `{m,}`, `{,n}` or `{m,n}`?
+fn is_repetition(s: &[char]) -> bool {
+    let Some(end) = s.iter().position(|&c| c == '}') else {
+        return false;
+    };
+    let body: String = s[1..end].iter().collect();
+    let (a, b) = body.split_once(',').unwrap_or((&body, ""));
+    let digits = |x: &str| x.chars().all(|c| c.is_ascii_digit());
+    !body.is_empty() && digits(a) && digits(b) && !(a.is_empty() && b.is_empty() && body == ",")
+}
+
+/// Does the `}` at the end of `before` close a repetition?
+fn closes_repetition(before: &[char]) -> bool {
+    match before.iter().rposition(|&c| c == '{') {
+        Some(open) => {
+            let mut tail = before[open..].to_vec();
+            tail.push('}');
+            is_repetition(&tail) && (open == 0 || before[open - 1] != '\\')
+        }
+        None => false,
+    }
+}
+
+/// A lowercase ASCII literal that every match of `src` must contain, if a cheap scan finds
+/// one: the longest run of plain literal characters in the top-level concatenation. Patterns
+/// with a top-level `|`, verbose mode, or anything the scan does not understand get `None`
+/// (always evaluated), so the prefilter can only ever skip patterns that cannot match.
+#[must_use]
+pub fn required_literal(src: &str) -> Option<String> {
+    if src.contains("(?x") || src.contains("(?-i") {
+        return None;
+    }
+    let chars: Vec<char> = src.chars().collect();
+    let mut best = String::new();
+    let mut run = String::new();
+    let mut i = 0;
+    let mut depth = 0usize;
+    let flush = |run: &mut String, best: &mut String| {
+        if run.len() > best.len() {
+            best.clone_from(run);
+        }
+        run.clear();
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        // What follows this atom decides whether it is required.
+        let atom_end;
+        let mut lit: Option<char> = None;
+        match c {
+            '\\' => {
+                let n = *chars.get(i + 1)?;
+                if n.is_ascii_punctuation() {
+                    lit = Some(n);
+                }
+                atom_end = i + 2;
+            }
+            '[' => {
+                // Skip the class.
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    if chars[j] == '\\' {
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                atom_end = j + 1;
+            }
+            '(' => {
+                depth += 1;
+                flush(&mut run, &mut best);
+                i += 1;
+                continue;
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                flush(&mut run, &mut best);
+                // A quantifier after a group may make it optional; either way the run broke.
+                i += 1;
+                continue;
+            }
+            '|' if depth == 0 => return None,
+            '|' | '.' | '^' | '$' => {
+                atom_end = i + 1;
+            }
+            c if c.is_ascii_alphanumeric() || c == ' ' || c == '_' || c == '-' || c == '/' => {
+                lit = Some(c);
+                atom_end = i + 1;
+            }
+            '{' => {
+                flush(&mut run, &mut best);
+                // Skip a whole `{m,n}` quantifier; a literal `{` just breaks the run.
+                i = if is_repetition(&chars[i..]) {
+                    i + chars[i..].iter().position(|&c| c == '}').unwrap_or(0) + 1
+                } else {
+                    i + 1
+                };
+                continue;
+            }
+            '*' | '+' | '?' => {
+                flush(&mut run, &mut best);
+                i += 1;
+                continue;
+            }
+            _ => {
+                if c.is_ascii_punctuation() {
+                    lit = Some(c);
+                }
+                atom_end = i + 1;
+            }
+        }
+        let quant = chars.get(atom_end).copied();
+        let optional = matches!(quant, Some('*' | '?'))
+            || (quant == Some('{') && chars.get(atom_end + 1).is_some_and(|&d| d == '0' || d == ','));
+        let repeated = matches!(quant, Some('+' | '{'));
+        match lit {
+            Some(ch) if depth == 0 && !optional => {
+                run.push(ch.to_ascii_lowercase());
+                if repeated {
+                    flush(&mut run, &mut best);
+                }
+            }
+            _ => flush(&mut run, &mut best),
+        }
+        i = atom_end;
+    }
+    flush(&mut run, &mut best);
+    let best = best.trim().to_string();
+    (best.len() >= 2).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, h: &str) -> bool {
+        let pat = Pattern::new(p, false);
+        let lower = h.to_ascii_lowercase();
+        let hit = pat.is_match(h).unwrap();
+        // The prefilter must never reject a haystack that matches.
+        if hit {
+            assert!(pat.may_match(&lower), "prefilter rejected a match: {p} on {h}");
+        }
+        hit
+    }
+
+    #[test]
+    fn lookaround_uses_the_backtracking_engine() {
+        let p = Pattern::new(r"fetch-tool\.py\b(?!.*--entity)", false);
+        assert_eq!(p.compile(), Ok(Engine::Backtracking));
+        assert!(p.is_match("python3 scripts/fetch-tool.py --id 3").unwrap());
+        assert!(!p.is_match("python3 scripts/fetch-tool.py --entity x").unwrap());
+        assert_eq!(Pattern::new(r"\bpsql\b", false).compile(), Ok(Engine::Linear));
+    }
+
+    #[test]
+    fn python_spellings_translate() {
+        assert!(m(r"abc\Z", "xabc"));
+        assert!(m(r"a{b}", "a{b}"));
+        assert!(m(r"x{2}", "xx"));
+        assert!(m(r"[[]x", "[x"));
+        assert!(m(r"[a&&b]", "&"));
+        assert!(m(r"end$", "the end\n"));
+        assert!(!m(r"end$", "the end\nmore"));
+        assert!(m(r"(?P<w>\w+)-(?P=w)", "ab-ab"));
+        assert!(Pattern::new("(unclosed", false).compile().is_err());
+    }
+
+    #[test]
+    fn case_insensitive_flag() {
+        let p = Pattern::new(r"\bDROP\s+TABLE\b", true);
+        assert!(p.is_match("drop table x").unwrap());
+    }
+
+    #[test]
+    fn required_literals_are_sound() {
+        assert_eq!(required_literal(r"\bpsql\b").as_deref(), Some("psql"));
+        assert_eq!(required_literal(r"^git\s+push\b").as_deref(), Some("push"));
+        assert_eq!(required_literal(r"a|b"), None);
+        assert_eq!(required_literal(r"colou?r").as_deref(), Some("colo"));
+        assert_eq!(required_literal(r"fetch-tool\.py\b(?!.*--entity)").as_deref(), Some("fetch-tool.py"));
+        assert!(m(r"(?:^|[;|&(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+){0,8}psql\b", "FOO=1 psql -c x"));
+        assert!(m(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b", "curl -fsSL x | sh"));
+        assert!(m(r"(?i)\b(AKIA[0-9A-Z]{16})\b", "x akiaiosfodnn7example y"));
+        assert!(m(r"ab+c", "abbbc"));
+    }
+}

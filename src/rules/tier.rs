@@ -1,0 +1,176 @@
+//! Evidence tiers: how often a kind of call failed when tried, and the strongest action that
+//! evidence can justify (callusguard spec §5, constants preserved).
+//!
+//! `classify` is the single place a (failures, attempts) pair becomes a tier; `ceiling` is
+//! the single place a tier becomes a cap. An unrecognised tier label caps at `monitor`: an
+//! unknown label must never widen authority.
+
+use serde::Serialize;
+
+use super::Action;
+
+/// Fewest attempts for any tier better than anecdotal.
+pub const MIN_ATTEMPTS: u64 = 5;
+/// Failure rate at or above which evidence is deterministic.
+pub const DETERMINISTIC_AT: f64 = 0.95;
+/// Failure rate at or above which evidence is reproducible.
+pub const REPRODUCIBLE_AT: f64 = 0.50;
+
+/// The five evidence tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Failed on effectively every attempt (≥95% of ≥5).
+    Deterministic,
+    /// Failed on most attempts (≥50% of ≥5).
+    Reproducible,
+    /// Failed on a minority of attempts.
+    Probabilistic,
+    /// Too few attempts to say anything.
+    Anecdotal,
+    /// No attempt count available.
+    Unknown,
+}
+
+impl Tier {
+    /// The lowercase label used in `meta.tier`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Tier::Deterministic => "deterministic",
+            Tier::Reproducible => "reproducible",
+            Tier::Probabilistic => "probabilistic",
+            Tier::Anecdotal => "anecdotal",
+            Tier::Unknown => "unknown",
+        }
+    }
+
+    /// Parse a label; `None` for anything unrecognised.
+    #[must_use]
+    pub fn parse(label: &str) -> Option<Self> {
+        Some(match label {
+            "deterministic" => Tier::Deterministic,
+            "reproducible" => Tier::Reproducible,
+            "probabilistic" => Tier::Probabilistic,
+            "anecdotal" => Tier::Anecdotal,
+            "unknown" => Tier::Unknown,
+            _ => return None,
+        })
+    }
+
+    /// The strongest action this tier allows.
+    #[must_use]
+    pub fn ceiling(self) -> Action {
+        match self {
+            Tier::Deterministic => Action::Block,
+            Tier::Reproducible => Action::Deny,
+            Tier::Probabilistic | Tier::Unknown => Action::Nudge,
+            Tier::Anecdotal => Action::Monitor,
+        }
+    }
+
+    /// The one-line meaning of the tier.
+    #[must_use]
+    pub fn one_liner(self) -> &'static str {
+        match self {
+            Tier::Deterministic => "failed on effectively every attempt",
+            Tier::Reproducible => "failed on most attempts",
+            Tier::Probabilistic => "failed on a minority of attempts; usually works",
+            Tier::Anecdotal => "too few attempts to say anything",
+            Tier::Unknown => "no attempt count available",
+        }
+    }
+
+    /// Whether prune may propose arming a monitor rule of this tier.
+    #[must_use]
+    pub fn promotable(self) -> bool {
+        matches!(self, Tier::Deterministic | Tier::Reproducible)
+    }
+}
+
+/// The ceiling of a `meta.tier` label; unrecognised labels cap at monitor.
+#[must_use]
+pub fn ceiling_of(label: &str) -> Action {
+    Tier::parse(label).map_or(Action::Monitor, Tier::ceiling)
+}
+
+/// Classify `fails` out of `attempts` (spec §5.2). The rate is clamped to 1.0.
+#[must_use]
+pub fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f64>) {
+    if attempts == 0 {
+        return (Tier::Unknown, None);
+    }
+    let rate = (fails as f64 / attempts as f64).min(1.0);
+    let tier = if attempts < min_attempts {
+        Tier::Anecdotal
+    } else if rate >= DETERMINISTIC_AT {
+        Tier::Deterministic
+    } else if rate >= REPRODUCIBLE_AT {
+        Tier::Reproducible
+    } else {
+        Tier::Probabilistic
+    };
+    (tier, Some(rate))
+}
+
+/// `"<one-liner> (<pct>% of <n> attempts)"`, with Python's round-half-even percentage.
+#[must_use]
+pub fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
+    match rate {
+        Some(rate) if attempts > 0 => format!(
+            "{} ({}% of {attempts} attempts)",
+            tier.one_liner(),
+            round_half_even(rate * 100.0)
+        ),
+        _ => tier.one_liner().to_string(),
+    }
+}
+
+/// Round to the nearest integer, ties to even (Python's `round`).
+#[must_use]
+pub fn round_half_even(x: f64) -> i64 {
+    let floor = x.floor();
+    let diff = x - floor;
+    let r = if (diff - 0.5).abs() < 1e-9 {
+        if (floor as i64) % 2 == 0 { floor } else { floor + 1.0 }
+    } else {
+        x.round()
+    };
+    r as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_classification_cases() {
+        let c = |f, a| classify(f, a, MIN_ATTEMPTS);
+        assert_eq!(c(20, 20), (Tier::Deterministic, Some(1.0)));
+        assert_eq!(c(6, 10).0, Tier::Reproducible);
+        assert_eq!(c(3, 30).0, Tier::Probabilistic);
+        assert_eq!(c(95, 100).0, Tier::Deterministic);
+        assert_eq!(c(50, 100).0, Tier::Reproducible);
+        assert_eq!(c(49, 100).0, Tier::Probabilistic);
+        assert_eq!(c(99, 0), (Tier::Unknown, None));
+        assert_eq!(c(4, 4).0, Tier::Anecdotal);
+        assert_eq!(c(5, 5).0, Tier::Deterministic);
+        assert_eq!(c(30, 10), (Tier::Deterministic, Some(1.0)));
+    }
+
+    #[test]
+    fn ceilings_and_description() {
+        assert_eq!(ceiling_of("deterministic"), Action::Block);
+        assert_eq!(ceiling_of("reproducible"), Action::Deny);
+        assert_eq!(ceiling_of("probabilistic"), Action::Nudge);
+        assert_eq!(ceiling_of("unknown"), Action::Nudge);
+        assert_eq!(ceiling_of("anecdotal"), Action::Monitor);
+        assert_eq!(ceiling_of("made-up"), Action::Monitor);
+        assert_eq!(
+            describe(Tier::Reproducible, Some(0.6), 5),
+            "failed on most attempts (60% of 5 attempts)"
+        );
+        assert_eq!(round_half_even(12.5), 12);
+        assert_eq!(round_half_even(13.5), 14);
+    }
+}

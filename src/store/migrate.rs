@@ -1,0 +1,46 @@
+//! Forward-only schema migrations tracked by `PRAGMA user_version`.
+//!
+//! Each entry of [`MIGRATIONS`] is one numbered file in `migrations/`; the store's
+//! `user_version` is the count applied. A migration and its version bump commit together,
+//! under `BEGIN IMMEDIATE`, so two processes opening a fresh store cannot both apply it.
+//! A store newer than this binary is refused rather than guessed at.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::{Error, Result};
+
+/// The embedded migrations, in order. Never edit one that has shipped: add a new file.
+pub const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_initial",
+    include_str!("../../migrations/0001_initial.sql"),
+)];
+
+/// The schema version the store is at.
+pub fn current_version(conn: &Connection) -> Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| Error::sql("read user_version", e))
+}
+
+/// Apply every migration the store has not seen yet.
+pub fn migrate(conn: &Connection) -> Result<()> {
+    let target = MIGRATIONS.len() as i64;
+    if current_version(conn)? == target {
+        return Ok(());
+    }
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .map_err(|e| Error::sql("begin migration", e))?;
+    let version = current_version(&tx)?;
+    if version > target {
+        return Err(Error::Invalid(format!(
+            "the store is at schema version {version}, newer than this callus ({target}); upgrade callus"
+        )));
+    }
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        tx.execute_batch(sql)
+            .map_err(|e| Error::sql(format!("apply migration {name}"), e))?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)
+            .map_err(|e| Error::sql("bump user_version", e))?;
+    }
+    tx.commit().map_err(|e| Error::sql("commit migration", e))
+}

@@ -1,0 +1,112 @@
+//! The SQLite store: opening it with the right pragmas and keeping its schema current.
+//!
+//! One file under `$CALLUS_HOME` (WAL, `busy_timeout`, `synchronous = NORMAL`), created
+//! private to the user. Migrations are the numbered files in `migrations/`, embedded at
+//! compile time and applied forward-only inside one transaction each, tracked by
+//! `PRAGMA user_version`; opening an up-to-date store costs one pragma read. Connections
+//! never checkpoint on close, so a short-lived hook process does not pay for a WAL checkpoint
+//! on every call (SQLite's auto-checkpoint still bounds the WAL).
+
+mod migrate;
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
+use rusqlite::config::DbConfig;
+
+use crate::{Error, Result};
+
+pub use migrate::{MIGRATIONS, current_version, migrate};
+
+/// How long a writer waits for another to finish before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Open (creating if needed) the store at `path` and bring its schema up to date.
+pub fn open(path: &Path) -> Result<Connection> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::config::ensure_private_dir(dir)?;
+    }
+    let fresh = !path.exists();
+    if fresh {
+        create_private_file(path)?;
+    }
+    let conn = Connection::open(path).map_err(|e| Error::sql(format!("open {}", path.display()), e))?;
+    configure(&conn)?;
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+/// Open an existing store without creating it; `Ok(None)` when there is no store file.
+pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    open(path).map(Some)
+}
+
+/// An in-memory store with the full schema (tests).
+pub fn open_in_memory() -> Result<Connection> {
+    let conn = Connection::open_in_memory().map_err(|e| Error::sql("open in memory", e))?;
+    configure(&conn)?;
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| Error::sql("set busy timeout", e))?;
+    // WAL is persistent in the file; asking again on an existing WAL file is a no-op read.
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| Error::sql("enable WAL", e))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| Error::sql("set synchronous", e))?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .map_err(|e| Error::sql("disable checkpoint on close", e))?;
+    Ok(())
+}
+
+fn create_private_file(path: &Path) -> Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path).map(drop).map_err(|e| Error::io(path, e))
+}
+
+/// Current time as Unix milliseconds (UTC).
+#[must_use]
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_store_is_private_and_current() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("home/callus.db");
+        let conn = open(&path).unwrap();
+        assert_eq!(current_version(&conn).unwrap(), MIGRATIONS.len() as i64);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            let dir_mode = std::fs::metadata(path.parent().unwrap())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(dir_mode & 0o777, 0o700);
+        }
+        drop(conn);
+        // Reopening applies nothing and keeps the version.
+        let conn = open(&path).unwrap();
+        assert_eq!(current_version(&conn).unwrap(), MIGRATIONS.len() as i64);
+    }
+}

@@ -1,0 +1,10 @@
+//! The one integration-test binary: every test drives the real `callus` executable.
+//! One module per pipeline stage.
+
+mod common;
+mod derive;
+mod guard;
+mod install;
+mod prune;
+mod record;
+mod scope;

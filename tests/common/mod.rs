@@ -1,0 +1,111 @@
+//! Shared harness for the integration tests: run the real `callus` binary with a temporary
+//! `CALLUS_HOME`, feed it stdin, and read back exit code, stdout and stderr.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temporary callus home plus a temporary repository to run calls in.
+pub struct Env {
+    pub home: tempfile::TempDir,
+    pub repo: tempfile::TempDir,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Env {
+    /// A fresh home and a fresh git-like repo (a `.git` directory marks the root).
+    pub fn new() -> Self {
+        let home = tempfile::tempdir().expect("temp home");
+        let repo = tempfile::tempdir().expect("temp repo");
+        std::fs::create_dir_all(repo.path().join(".git")).expect("mark repo");
+        Env {
+            home,
+            repo,
+            vars: Vec::new(),
+        }
+    }
+
+    /// Set an extra environment variable for every run.
+    pub fn var(&mut self, k: &str, v: &str) -> &mut Self {
+        self.vars.push((k.to_string(), v.to_string()));
+        self
+    }
+
+    pub fn home_path(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn repo_path(&self) -> &Path {
+        self.repo.path()
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.home.path().join("callus.db")
+    }
+
+    /// The base command: the real binary, a clean environment, our home.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_callus"));
+        c.args(args)
+            .current_dir(self.repo.path())
+            .env_remove("CALLUS_RULES")
+            .env_remove("CALLUS_FAIL")
+            .env_remove("CALLUS_DRYRUN")
+            .env_remove("CALLUS_HOST")
+            .env_remove("CALLUS_DB")
+            .env_remove("CODEX_HOME")
+            .env_remove("CODEX_SANDBOX")
+            .env("CALLUS_HOME", self.home.path())
+            .env("HOME", self.home.path().join("userhome"));
+        for (k, v) in &self.vars {
+            c.env(k, v);
+        }
+        c
+    }
+
+    /// Run with `stdin` bytes.
+    pub fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+        run_cmd(self.cmd(args), stdin)
+    }
+
+    /// Write a file under the repo.
+    pub fn write_repo(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.repo.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// Write a file under the home.
+    pub fn write_home(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.home.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+/// Run `cmd` feeding `stdin`, collecting all output.
+pub fn run_cmd(mut cmd: Command, stdin: &[u8]) -> Output {
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn callus");
+    {
+        let mut pipe = child.stdin.take().unwrap();
+        // The child may exit before reading everything (e.g. an oversized payload).
+        let _ = pipe.write_all(stdin);
+    }
+    child.wait_with_output().expect("wait for callus")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+}

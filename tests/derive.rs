@@ -1,0 +1,4 @@
+//! Integration tests: `derive`.
+
+#[allow(unused_imports)]
+use crate::common;

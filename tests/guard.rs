@@ -1,0 +1,4 @@
+//! Integration tests: `guard`.
+
+#[allow(unused_imports)]
+use crate::common;

@@ -1,0 +1,4 @@
+//! Integration tests: `install`.
+
+#[allow(unused_imports)]
+use crate::common;

@@ -1,0 +1,4 @@
+//! Integration tests: `prune`.
+
+#[allow(unused_imports)]
+use crate::common;

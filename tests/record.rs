@@ -1,0 +1,4 @@
+//! Integration tests: `record`.
+
+#[allow(unused_imports)]
+use crate::common;

@@ -1,0 +1,4 @@
+//! Integration tests: `scope`.
+
+#[allow(unused_imports)]
+use crate::common;
