@@ -23,7 +23,7 @@ pub struct Cli {
 /// The top-level commands, one per pipeline stage.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// PreToolUse hook (no subcommand): decide one tool call read from stdin
+    /// `PreToolUse` hook (no subcommand): decide one tool call read from stdin
     ///
     /// With a subcommand: check, test, prune or audit the rules.
     Guard(GuardArgs),
@@ -57,7 +57,7 @@ pub enum Command {
 /// `callus guard [SUBCOMMAND]`.
 #[derive(Debug, Args)]
 pub struct GuardArgs {
-    /// What to do; without one, act as the PreToolUse hook.
+    /// What to do; without one, act as the `PreToolUse` hook.
     #[command(subcommand)]
     pub command: Option<GuardCommand>,
 }
@@ -352,7 +352,7 @@ pub enum ScopeCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Hook mode: PreToolUse refuses undeclared writes, Stop refuses to finish on a violation
+    /// Hook mode: `PreToolUse` refuses undeclared writes, Stop refuses to finish on a violation
     Hook,
 }
 

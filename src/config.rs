@@ -1,6 +1,6 @@
 //! Where callus keeps its state and how it is configured.
 //!
-//! Everything lives under `$CALLUS_HOME` (default `~/.callus`): the SQLite store, the user's
+//! Everything lives under `$CALLUS_HOME` (default `~/.callus`): the `SQLite` store, the user's
 //! ruleset, the derived candidates, the error log and the optional `config` settings file.
 //! Environment variables override the settings file. Resolving paths does no I/O beyond
 //! reading the environment, so the hook path can call it freely.
@@ -45,7 +45,7 @@ impl Home {
         Home { dir: dir.into() }
     }
 
-    /// The SQLite store (`$CALLUS_DB` overrides).
+    /// The `SQLite` store (`$CALLUS_DB` overrides).
     #[must_use]
     pub fn db_path(&self) -> PathBuf {
         match std::env::var_os("CALLUS_DB").filter(|v| !v.is_empty()) {
@@ -139,9 +139,7 @@ pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder
-        .create(dir)
-        .map_err(|e| crate::Error::io(dir, e))
+    builder.create(dir).map_err(|e| crate::Error::io(dir, e))
 }
 
 #[cfg(test)]

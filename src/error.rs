@@ -19,7 +19,7 @@ pub enum Exit {
     Usage = 2,
     /// 3: an input or config file could not be read or parsed.
     Input = 3,
-    /// 4: the store (SQLite or the filesystem under `CALLUS_HOME`) failed.
+    /// 4: the store (`SQLite` or the filesystem under `CALLUS_HOME`) failed.
     Store = 4,
 }
 
@@ -61,7 +61,7 @@ pub enum Error {
     },
     /// Some other input was invalid (a bad date, a bad flag value, an unknown id).
     Invalid(String),
-    /// The SQLite store failed.
+    /// The `SQLite` store failed.
     Sql {
         /// The operation that failed, e.g. `"open"`, `"append audit record"`.
         op: String,

@@ -1,5 +1,5 @@
 //! The hook wire protocol shared by Claude Code and Codex: reading one event from stdin,
-//! telling the hosts apart, and writing a PreToolUse decision the way each host expects.
+//! telling the hosts apart, and writing a `PreToolUse` decision the way each host expects.
 //!
 //! Guarantees: reading is capped ([`STDIN_CAP`]); parsing never panics and distinguishes
 //! malformed JSON from a non-object; the host is detected from the payload first (Codex sends
@@ -21,7 +21,7 @@ pub const STDIN_CAP: u64 = 16 * 1024 * 1024;
 pub enum Host {
     /// Anthropic's Claude Code.
     ClaudeCode,
-    /// OpenAI's Codex CLI.
+    /// `OpenAI`'s Codex CLI.
     Codex,
 }
 
@@ -97,7 +97,10 @@ impl HookEvent {
     /// A string field of the raw payload, if present and non-empty.
     #[must_use]
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.raw.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+        self.raw
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
     }
 }
 
@@ -176,7 +179,7 @@ pub fn detect_host(raw: &serde_json::Map<String, Value>, env_set: impl Fn(&str) 
     Host::ClaudeCode
 }
 
-/// What a PreToolUse hook answers.
+/// What a `PreToolUse` hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Response {
     /// No opinion: exit 0, print nothing.
@@ -248,23 +251,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> serde_json::Map<String, Value> {
+    fn obj(v: &Value) -> serde_json::Map<String, Value> {
         v.as_object().unwrap().clone()
     }
 
     #[test]
     fn codex_is_detected_by_turn_id_without_prompt_id() {
         let none = |_: &str| false;
-        assert_eq!(detect_host(&obj(json!({"turn_id": "t"})), none), Host::Codex);
         assert_eq!(
-            detect_host(&obj(json!({"turn_id": "t", "prompt_id": "p"})), none),
+            detect_host(&obj(&json!({"turn_id": "t"})), none),
+            Host::Codex
+        );
+        assert_eq!(
+            detect_host(&obj(&json!({"turn_id": "t", "prompt_id": "p"})), none),
             Host::ClaudeCode
         );
-        assert_eq!(detect_host(&obj(json!({})), none), Host::ClaudeCode);
-        assert_eq!(detect_host(&obj(json!({})), |k| k == "CODEX_HOME"), Host::Codex);
+        assert_eq!(detect_host(&obj(&json!({})), none), Host::ClaudeCode);
+        assert_eq!(
+            detect_host(&obj(&json!({})), |k| k == "CODEX_HOME"),
+            Host::Codex
+        );
         // Payload outranks the environment.
         assert_eq!(
-            detect_host(&obj(json!({"prompt_id": "p"})), |k| k == "CODEX_HOME"),
+            detect_host(&obj(&json!({"prompt_id": "p"})), |k| k == "CODEX_HOME"),
             Host::ClaudeCode
         );
     }
@@ -272,7 +281,10 @@ mod tests {
     #[test]
     fn parse_rejects_non_objects_and_garbage() {
         assert_eq!(parse(b"[1]").unwrap_err(), PayloadError::NotObject);
-        assert!(matches!(parse(b"{not json"), Err(PayloadError::Malformed(_))));
+        assert!(matches!(
+            parse(b"{not json"),
+            Err(PayloadError::Malformed(_))
+        ));
         assert!(parse(b"  \n").unwrap().tool_name.is_empty());
     }
 

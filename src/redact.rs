@@ -181,11 +181,20 @@ mod tests {
     #[test]
     fn callusguard_patterns() {
         assert_eq!(
-            gone("AWS_KEY=AKIAIOSFODNN7EXAMPLE aws s3 ls", "AKIAIOSFODNN7EXAMPLE"),
+            gone(
+                "AWS_KEY=AKIAIOSFODNN7EXAMPLE aws s3 ls",
+                "AKIAIOSFODNN7EXAMPLE"
+            ),
             "AWS_KEY=*** aws s3 ls"
         );
-        gone("export API_KEY=sk-abcdefghijklmnopqrstuvwx", "sk-abcdefghijklmnopqrstuvwx");
-        gone("git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x", "ghp_abcdefghij");
+        gone(
+            "export API_KEY=sk-abcdefghijklmnopqrstuvwx",
+            "sk-abcdefghijklmnopqrstuvwx",
+        );
+        gone(
+            "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x",
+            "ghp_abcdefghij",
+        );
         gone("glpat-abcdefghijklmnopqrstu", "glpat-abcdefghijklmnopqrstu");
         gone("SLACK=xoxb-1234567890-abcdef", "xoxb-1234567890");
         assert_eq!(
@@ -200,24 +209,46 @@ mod tests {
 
     #[test]
     fn extended_patterns() {
-        gone("curl -H 'Authorization: Bearer abc.def-ghi_jkl123' x", "abc.def-ghi_jkl123");
+        gone(
+            "curl -H 'Authorization: Bearer abc.def-ghi_jkl123' x",
+            "abc.def-ghi_jkl123",
+        );
         gone(
             "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0",
         );
         gone("redis://admin:s3cr3tpass@cache:6379/0", "s3cr3tpass");
         gone("https://bob:pa55word@example.com/x", "pa55word");
-        gone("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz");
-        gone("sk-proj-abcdefghijklmnopqrstuvwxyz01", "abcdefghijklmnopqrstuvwxyz01");
-        gone("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github_pat_11ABCDEFG");
-        gone("GOOGLE=AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIzaSyA1234567890");
+        gone(
+            "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+            "abcdefghijklmnopqrstuvwxyz",
+        );
+        gone(
+            "sk-proj-abcdefghijklmnopqrstuvwxyz01",
+            "abcdefghijklmnopqrstuvwxyz01",
+        );
+        gone(
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+            "github_pat_11ABCDEFG",
+        );
+        gone(
+            "GOOGLE=AIzaSyA1234567890abcdefghijklmnopqrstuv",
+            "AIzaSyA1234567890",
+        );
         gone("stripe sk_live_abcdefghij1234567890", "sk_live_abcdefghij");
-        gone("DB_PASSWORD='hunter2 with spaces' ./run", "hunter2 with spaces");
+        gone(
+            "DB_PASSWORD='hunter2 with spaces' ./run",
+            "hunter2 with spaces",
+        );
         gone("export GITHUB_TOKEN=abc123def456", "abc123def456");
         gone("MY_SECRET=\"quoted value\" make", "quoted value");
-        let pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----";
+        let pem =
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----";
         gone(pem, "MIIEpAIBAAKCAQEA");
-        gone("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk (cut", "b3BlbnNzaC1rZXk");
+        gone(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk (cut",
+            "b3BlbnNzaC1rZXk",
+        );
         kept("https://example.com/path?q=1");
         kept("echo password rotation policy");
         kept("git commit -m 'fix token refresh'");

@@ -8,4 +8,3 @@ use crate::{Error, Exit, Result};
 pub fn run(_args: &crate::cli::ReportArgs) -> Result<Exit> {
     Err(Error::Invalid("this command is not built yet".into()))
 }
-

@@ -8,4 +8,3 @@ use crate::{Error, Exit, Result};
 pub fn run(_cmd: &crate::cli::SessionCommand) -> Result<Exit> {
     Err(Error::Invalid("this command is not built yet".into()))
 }
-

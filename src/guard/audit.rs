@@ -124,7 +124,8 @@ pub fn append(conn: &Connection, record: &AuditRecord) -> Result<(i64, String)> 
         ],
     )
     .map_err(|e| Error::sql("append audit record", e))?;
-    tx.commit().map_err(|e| Error::sql("commit audit record", e))?;
+    tx.commit()
+        .map_err(|e| Error::sql("commit audit record", e))?;
     Ok((seq, hash))
 }
 
@@ -154,7 +155,9 @@ pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verificati
     let mut stmt = conn
         .prepare("SELECT seq, tool_use_id, session_id, record, prev, hash FROM audit ORDER BY seq")
         .map_err(|e| Error::sql("read audit chain", e))?;
-    let mut rows = stmt.query([]).map_err(|e| Error::sql("read audit chain", e))?;
+    let mut rows = stmt
+        .query([])
+        .map_err(|e| Error::sql("read audit chain", e))?;
     let mut expected_prev = GENESIS.to_string();
     let mut expected_seq = 1i64;
     let mut records = 0i64;
@@ -167,7 +170,8 @@ pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verificati
     let mut anchor_seen = false;
     while let Some(row) = rows.next().map_err(|e| Error::sql("read audit chain", e))? {
         let seq: i64 = row.get(0).map_err(|e| Error::sql("read audit seq", e))?;
-        let tool_use_id: Option<String> = row.get(1).map_err(|e| Error::sql("read audit row", e))?;
+        let tool_use_id: Option<String> =
+            row.get(1).map_err(|e| Error::sql("read audit row", e))?;
         let session_id: Option<String> = row.get(2).map_err(|e| Error::sql("read audit row", e))?;
         let text: String = row.get(3).map_err(|e| Error::sql("read audit row", e))?;
         let prev: String = row.get(4).map_err(|e| Error::sql("read audit row", e))?;
@@ -193,25 +197,24 @@ pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verificati
             broken = Some((seq, p));
             break;
         }
-        if let Some((aseq, ahash)) = &anchor {
-            if *aseq == seq {
-                anchor_seen = true;
-                if *ahash != hash {
-                    broken = Some((seq, format!("hash differs from the expected head {ahash}")));
-                    break;
-                }
+        if let Some((aseq, ahash)) = &anchor
+            && *aseq == seq
+        {
+            anchor_seen = true;
+            if *ahash != hash {
+                broken = Some((seq, format!("hash differs from the expected head {ahash}")));
+                break;
             }
         }
         head = Some(format!("{seq}:{hash}"));
         expected_prev = hash;
         expected_seq = seq + 1;
     }
-    if broken.is_none() {
-        if let Some((aseq, _)) = anchor {
-            if !anchor_seen {
-                broken = Some((aseq, "the expected head record is missing".to_string()));
-            }
-        }
+    if broken.is_none()
+        && let Some((aseq, _)) = anchor
+        && !anchor_seen
+    {
+        broken = Some((aseq, "the expected head record is missing".to_string()));
     }
     Ok(Verification {
         records,

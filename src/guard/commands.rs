@@ -3,16 +3,17 @@
 //! stdout carries the result (a table or text for people, JSON with `--json`); stderr carries
 //! diagnostics. Exit codes follow [`crate::Exit`].
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
-use crate::guard::{Verdict, ToolCall, agent_text, audit, evaluate};
+use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
+use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON};
-use crate::rules::RuleSet;
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
@@ -21,7 +22,10 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
     let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
         active_layer_files(&home)
     } else {
-        args.files.iter().map(|p| (p.display().to_string(), Some(p.clone()))).collect()
+        args.files
+            .iter()
+            .map(|p| (p.display().to_string(), Some(p.clone())))
+            .collect()
     };
     let reports: Vec<FileReport> = targets
         .iter()
@@ -47,12 +51,18 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
         print_json(&json!({ "ok": all_ok, "files": reports }));
     } else {
         for r in &reports {
-            let mut line = format!("{} {}: {} rules", if r.ok { "✓" } else { "✗" }, r.name, r.rules);
+            let mut line = format!(
+                "{} {}: {} rules",
+                if r.ok { "✓" } else { "✗" },
+                r.name,
+                r.rules
+            );
             if r.rules_with_examples > 0 {
-                line.push_str(&format!(
+                let _ = write!(
+                    line,
                     ", {} example assertion(s) across {} rule(s)",
                     r.examples_passed, r.rules_with_examples
-                ));
+                );
             }
             println!("{line}");
             for e in &r.errors {
@@ -81,10 +91,18 @@ pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
     let mut out = vec![("starter".to_string(), None)];
-    let existing = |p: &Path| p.exists().then(|| (p.display().to_string(), Some(p.to_path_buf())));
+    let existing = |p: &Path| {
+        p.exists()
+            .then(|| (p.display().to_string(), Some(p.to_path_buf())))
+    };
     out.extend(existing(&paths.user));
     out.extend(paths.project.as_deref().and_then(existing));
-    out.extend(paths.env.iter().map(|p| (p.display().to_string(), Some(p.clone()))));
+    out.extend(
+        paths
+            .env
+            .iter()
+            .map(|p| (p.display().to_string(), Some(p.clone()))),
+    );
     out.extend(existing(&paths.candidates));
     out
 }
@@ -99,7 +117,13 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
     let value = args.command.join(" ");
     let input = example_input(&args.field, &value);
-    let decision = evaluate(&rules, &ToolCall { tool: &args.tool, input: &input });
+    let decision = evaluate(
+        &rules,
+        &ToolCall {
+            tool: &args.tool,
+            input: &input,
+        },
+    );
     let evidence = |id: &str| {
         rules.rules().find(|(_, r)| r.id == id).map(|(_, r)| {
             json!({
@@ -147,13 +171,13 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
         if let Some(s) = &f.segment {
             println!("          segment: {s}");
         }
-        if let Some(ev) = evidence(&f.id) {
-            if !ev["tier"].is_null() {
-                println!(
-                    "          evidence: tier {} , rate {}, attempts {}",
-                    ev["tier"], ev["fail_rate"], ev["attempts"]
-                );
-            }
+        if let Some(ev) = evidence(&f.id)
+            && !ev["tier"].is_null()
+        {
+            println!(
+                "          evidence: tier {} , rate {}, attempts {}",
+                ev["tier"], ev["fail_rate"], ev["attempts"]
+            );
         }
     }
     if let Some(text) = agent_text(&decision) {
@@ -183,19 +207,16 @@ pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
     let home = Home::from_env();
     let db = home.db_path();
     let Some(conn) = crate::store::open_existing(&db)? else {
-        return match cmd {
-            AuditCommand::Verify { json, .. } => {
-                if *json {
-                    print_json(&json!({"ok": false, "store": db, "reason": "no store"}));
-                } else {
-                    println!("no audit chain: there is no store at {}", db.display());
-                }
-                Ok(Exit::Problem)
+        return if let AuditCommand::Verify { json, .. } = cmd {
+            if *json {
+                print_json(&json!({"ok": false, "store": db, "reason": "no store"}));
+            } else {
+                println!("no audit chain: there is no store at {}", db.display());
             }
-            _ => {
-                eprintln!("callus: no store at {}", db.display());
-                Ok(Exit::Ok)
-            }
+            Ok(Exit::Problem)
+        } else {
+            eprintln!("callus: no store at {}", db.display());
+            Ok(Exit::Ok)
         };
     };
     match cmd {
@@ -211,7 +232,10 @@ pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
                     "problem": v.broken.as_ref().map(|b| &b.1),
                 }));
             } else if let Some((seq, why)) = &v.broken {
-                println!("TAMPERED — chain breaks at record {seq}: {why} ({})", db.display());
+                println!(
+                    "TAMPERED — chain breaks at record {seq}: {why} ({})",
+                    db.display()
+                );
             } else if v.records == 0 {
                 println!("OK — chain empty ({})", db.display());
             } else {
@@ -229,15 +253,25 @@ pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
             if *json {
                 print_json(&serde_json::to_value(&records).unwrap_or_default());
             } else {
-                let mut table = crate::guard::commands::table(&["seq", "time", "tool", "decision", "fired", "command"]);
+                let mut table = crate::guard::commands::table(&[
+                    "seq", "time", "tool", "decision", "fired", "command",
+                ]);
                 for s in &records {
                     let r = &s.record;
-                    let fired: Vec<String> = r.fired.iter().map(|f| format!("{}:{}", f.id, f.action)).collect();
+                    let fired: Vec<String> = r
+                        .fired
+                        .iter()
+                        .map(|f| format!("{}:{}", f.id, f.action))
+                        .collect();
                     table.add_row(vec![
                         s.seq.to_string(),
                         r.ts.clone(),
                         r.tool.clone(),
-                        if r.kind == "error" { format!("error: {}", r.error.clone().unwrap_or_default()) } else { r.decision.clone() },
+                        if r.kind == "error" {
+                            format!("error: {}", r.error.clone().unwrap_or_default())
+                        } else {
+                            r.decision.clone()
+                        },
                         fired.join(", "),
                         r.command_preview.clone().unwrap_or_default(),
                     ]);
@@ -273,5 +307,8 @@ pub fn table(header: &[&str]) -> comfy_table::Table {
 
 /// Print a JSON value, pretty, to stdout.
 pub fn print_json(value: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
 }

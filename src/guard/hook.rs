@@ -1,4 +1,4 @@
-//! `callus guard` as a PreToolUse hook: read one event, decide, audit, answer.
+//! `callus guard` as a `PreToolUse` hook: read one event, decide, audit, answer.
 //!
 //! The failure policy is explicit. Anything that stops the guard from deciding — stdin over
 //! the cap, malformed JSON, a non-object payload, a ruleset that does not load, a pattern
@@ -37,17 +37,18 @@ pub fn run() -> u8 {
     std::panic::set_hook(Box::new(|_| {}));
     let policy = home.fail_policy();
     let dryrun = std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1");
-    let outcome = std::panic::catch_unwind(|| decide_stdin(&home, dryrun)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        Outcome {
-            response: Response::Silent,
-            errors: vec![format!("internal panic: {what}")],
-        }
-    });
+    let outcome =
+        std::panic::catch_unwind(|| decide_stdin(&home, dryrun)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Outcome {
+                response: Response::Silent,
+                errors: vec![format!("internal panic: {what}")],
+            }
+        });
     finish(outcome, policy, dryrun)
 }
 
@@ -162,7 +163,13 @@ fn halted(home: &Home, session_id: &str) -> Option<String> {
 pub fn marker_name(session_id: &str) -> String {
     session_id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -176,7 +183,12 @@ fn decision_record(
     let command = crate::rules::field::get(&event.tool_input, "command");
     let has_command = !command.trim().is_empty();
     AuditRecord {
-        kind: if decision.fired.is_empty() { "error" } else { "decision" }.to_string(),
+        kind: if decision.fired.is_empty() {
+            "error"
+        } else {
+            "decision"
+        }
+        .to_string(),
         fired: decision
             .fired
             .iter()
@@ -203,7 +215,9 @@ fn base_record(event: Option<&HookEvent>) -> AuditRecord {
         ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         kind: "error".into(),
         host: event.map_or(Host::ClaudeCode, |e| e.host).slug().into(),
-        session_id: event.map(|e| e.session_id.clone()).filter(|s| !s.is_empty()),
+        session_id: event
+            .map(|e| e.session_id.clone())
+            .filter(|s| !s.is_empty()),
         tool_use_id: event.and_then(|e| e.tool_use_id.clone()),
         cwd: event.and_then(|e| e.cwd.clone()),
         tool: event.map(|e| e.tool_name.clone()).unwrap_or_default(),
@@ -246,9 +260,17 @@ pub fn log_error(home: &Home, msg: &str) {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > ERRORS_LOG_CAP) {
         let _ = std::fs::rename(&path, rotated(&path));
     }
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
         let line = crate::redact::redact_capped(&msg.replace('\n', " "), 2000);
-        let _ = writeln!(f, "{} {line}", chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        let _ = writeln!(
+            f,
+            "{} {line}",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        );
     }
 }
 

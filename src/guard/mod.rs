@@ -7,12 +7,14 @@
 //! deny or block shows the winner's message; a nudge delivers every fired nudge message
 //! once, identical messages de-duplicated. Monitor-only is allow (but audited).
 //!
-//! The I/O around it lives in [`hook`] (the PreToolUse entry point), [`audit`] (the hash
+//! The I/O around it lives in [`hook`] (the `PreToolUse` entry point), [`audit`] (the hash
 //! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
 
 pub mod audit;
 pub mod commands;
 pub mod hook;
+
+use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -171,7 +173,7 @@ pub fn agent_text(decision: &Decision) -> Option<String> {
         Verdict::Nudge => {
             let mut text = String::from("callus:");
             for (id, msg) in &decision.notes {
-                text.push_str(&format!("\n- {msg} [rule {id}]"));
+                let _ = write!(text, "\n- {msg} [rule {id}]");
             }
             Some(text)
         }
@@ -202,21 +204,41 @@ mod tests {
         RuleSet {
             layers: layers
                 .iter()
-                .map(|(k, v)| Layer::from_text(*k, Some(format!("{}.json", k.as_str()).into()), &v.to_string()).unwrap().0)
+                .map(|(k, v)| {
+                    Layer::from_text(
+                        *k,
+                        Some(format!("{}.json", k.as_str()).into()),
+                        &v.to_string(),
+                    )
+                    .unwrap()
+                    .0
+                })
                 .collect(),
         }
     }
 
     fn decide(rules: &RuleSet, cmd: &str) -> Decision {
         let input = json!({ "command": cmd });
-        evaluate(rules, &ToolCall { tool: "Bash", input: &input })
+        evaluate(
+            rules,
+            &ToolCall {
+                tool: "Bash",
+                input: &input,
+            },
+        )
     }
 
     #[test]
     fn most_restrictive_wins_across_layers() {
         let rules = set(&[
-            (LayerKind::User, json!({"rules": [{"id": "n", "any": ["x"], "severity": 99, "message": "nudge"}]})),
-            (LayerKind::Project, json!({"rules": [{"id": "b", "any": ["x"], "severity": 1, "action": "block", "message": "block"}]})),
+            (
+                LayerKind::User,
+                json!({"rules": [{"id": "n", "any": ["x"], "severity": 99, "message": "nudge"}]}),
+            ),
+            (
+                LayerKind::Project,
+                json!({"rules": [{"id": "b", "any": ["x"], "severity": 1, "action": "block", "message": "block"}]}),
+            ),
         ]);
         let d = decide(&rules, "x");
         assert_eq!(d.verdict, Verdict::Block);
@@ -226,7 +248,10 @@ mod tests {
 
     #[test]
     fn candidates_are_forced_to_monitor() {
-        let rules = set(&[(LayerKind::Candidates, json!({"rules": [{"id": "c", "any": ["x"], "action": "block", "message": "m"}]}))]);
+        let rules = set(&[(
+            LayerKind::Candidates,
+            json!({"rules": [{"id": "c", "any": ["x"], "action": "block", "message": "m"}]}),
+        )]);
         let d = decide(&rules, "x");
         assert_eq!(d.verdict, Verdict::Allow);
         assert_eq!(d.fired.len(), 1);
@@ -235,16 +260,22 @@ mod tests {
 
     #[test]
     fn nudges_are_deduplicated_and_severity_breaks_ties() {
-        let rules = set(&[(LayerKind::User, json!({"rules": [
-            {"id": "a", "any": ["x"], "message": "same"},
-            {"id": "b", "any": ["x"], "message": "same"},
-            {"id": "c", "any": ["x"], "message": "other"},
-            {"id": "d1", "any": ["y"], "action": "deny", "severity": 1, "message": "low"},
-            {"id": "d2", "any": ["y"], "action": "deny", "severity": 5, "message": "high"}
-        ]}))]);
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [
+                {"id": "a", "any": ["x"], "message": "same"},
+                {"id": "b", "any": ["x"], "message": "same"},
+                {"id": "c", "any": ["x"], "message": "other"},
+                {"id": "d1", "any": ["y"], "action": "deny", "severity": 1, "message": "low"},
+                {"id": "d2", "any": ["y"], "action": "deny", "severity": 5, "message": "high"}
+            ]}),
+        )]);
         let d = decide(&rules, "x");
         assert_eq!(d.verdict, Verdict::Nudge);
-        assert_eq!(d.notes, vec![("a".into(), "same".into()), ("c".into(), "other".into())]);
+        assert_eq!(
+            d.notes,
+            vec![("a".into(), "same".into()), ("c".into(), "other".into())]
+        );
         let d = decide(&rules, "y");
         assert_eq!(d.winner.as_deref(), Some("d2"));
     }

@@ -13,4 +13,3 @@ pub fn install(_args: &crate::cli::InstallArgs) -> Result<Exit> {
 pub fn uninstall(_args: &crate::cli::InstallArgs) -> Result<Exit> {
     Err(Error::Invalid("this command is not built yet".into()))
 }
-

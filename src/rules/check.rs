@@ -122,9 +122,15 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
             Ok(_) => report.example_failures.push(format!(
                 "{}: {} '{s}'",
                 rule.id,
-                if want { "should_fire did NOT fire:" } else { "should_not_fire DID fire:" }
+                if want {
+                    "should_fire did NOT fire:"
+                } else {
+                    "should_not_fire DID fire:"
+                }
             )),
-            Err(e) => report.example_failures.push(format!("{}: '{s}': {e}", rule.id)),
+            Err(e) => report
+                .example_failures
+                .push(format!("{}: '{s}': {e}", rule.id)),
         }
     }
 }
@@ -140,7 +146,7 @@ fn example_input(field: &str, value: &str) -> Value {
     v
 }
 
-/// callusguard's two ReDoS hints: `(x+)+` and `(a|a)*`.
+/// callusguard's two `ReDoS` hints: `(x+)+` and `(a|a)*`.
 fn redos_hint(p: &str) -> bool {
     static HINTS: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
     let hints = HINTS.get_or_init(|| {
@@ -179,14 +185,20 @@ mod tests {
         assert!(!r.ok);
         assert_eq!(r.rules, 3);
         assert_eq!(r.examples_passed, 2);
-        assert_eq!(r.example_failures, vec!["a: should_fire did NOT fire: 'mysql'".to_string()]);
+        assert_eq!(
+            r.example_failures,
+            vec!["a: should_fire did NOT fire: 'mysql'".to_string()]
+        );
         assert!(r.errors[0].contains("exceeds the ceiling for tier 'reproducible' ('deny')"));
         assert_eq!(r.warnings.len(), 2);
     }
 
     #[test]
     fn bad_regex_and_bad_json() {
-        let r = check_text("t.json", r#"{"rules": [{"id": "a", "any": ["(x"], "message": "m"}]}"#);
+        let r = check_text(
+            "t.json",
+            r#"{"rules": [{"id": "a", "any": ["(x"], "message": "m"}]}"#,
+        );
         assert!(!r.ok && r.errors[0].starts_with("a: bad regex '(x'"));
         let r = check_text("t.json", "{nope");
         assert!(!r.ok && r.errors[0].starts_with("does not parse"));

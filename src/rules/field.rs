@@ -128,7 +128,8 @@ mod tests {
 
     #[test]
     fn dotted_paths_walk_objects_and_arrays() {
-        let input = json!({"args": {"repository": "acme/prod"}, "params": [{"name": "a"}, {"name": "b"}]});
+        let input =
+            json!({"args": {"repository": "acme/prod"}, "params": [{"name": "a"}, {"name": "b"}]});
         assert_eq!(get(&input, "args.repository"), "acme/prod");
         assert_eq!(get(&input, "params.1.name"), "b");
         assert_eq!(get(&input, "params.7.name"), "");
@@ -138,7 +139,8 @@ mod tests {
 
     #[test]
     fn non_string_leaves_serialise_like_python() {
-        let input = json!({"a": [1, {"c": true, "b": null}], "n": 0, "t": true, "f": 1.5, "u": "é"});
+        let input =
+            json!({"a": [1, {"c": true, "b": null}], "n": 0, "t": true, "f": 1.5, "u": "é"});
         assert_eq!(get(&input, "a"), r#"[1, {"b": null, "c": true}]"#);
         assert_eq!(get(&input, "n"), "0");
         assert_eq!(get(&input, "t"), "true");

@@ -82,7 +82,11 @@ impl Layer {
     }
 
     /// Parse a layer from its text.
-    pub fn from_text(kind: LayerKind, path: Option<PathBuf>, text: &str) -> Result<(Self, Vec<String>)> {
+    pub fn from_text(
+        kind: LayerKind,
+        path: Option<PathBuf>,
+        text: &str,
+    ) -> Result<(Self, Vec<String>)> {
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
@@ -152,10 +156,10 @@ impl RuleSet {
         }
         starter.rules.retain(|r| !disabled.contains(&r.id));
         layers.insert(0, starter);
-        if let Some(project) = &paths.project {
-            if let Some((layer, _)) = read_layer(LayerKind::Project, project)? {
-                layers.push(layer);
-            }
+        if let Some(project) = &paths.project
+            && let Some((layer, _)) = read_layer(LayerKind::Project, project)?
+        {
+            layers.push(layer);
         }
         for path in &paths.env {
             match read_layer(LayerKind::Env, path)? {

@@ -128,7 +128,10 @@ impl Rule {
     /// `meta.tier`, when present and a string.
     #[must_use]
     pub fn tier(&self) -> Option<&str> {
-        self.meta.get("tier").and_then(Value::as_str).filter(|s| !s.is_empty())
+        self.meta
+            .get("tier")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
     }
 
     /// The strongest action the rule may take: its action, capped by its tier's ceiling when
@@ -207,11 +210,7 @@ impl Rule {
                 }));
             }
         }
-        if !self
-            .any
-            .iter()
-            .any(|p| p.may_match(view.segments_lower()))
-        {
+        if !self.any.iter().any(|p| p.may_match(view.segments_lower())) {
             return Ok(None);
         }
         for seg in &split.segments {
@@ -285,15 +284,14 @@ impl View {
     }
 
     fn segments_lower(&self) -> &str {
-        self.seg_lower
-            .get_or_init(|| {
-                let mut all = String::new();
-                for s in &self.split().segments {
-                    all.push_str(&s.text.to_ascii_lowercase());
-                    all.push('\n');
-                }
-                all
-            })
+        self.seg_lower.get_or_init(|| {
+            let mut all = String::new();
+            for s in &self.split().segments {
+                all.push_str(&s.text.to_ascii_lowercase());
+                all.push('\n');
+            }
+            all
+        })
     }
 }
 
@@ -382,9 +380,8 @@ pub fn document_from_value(file: &str, value: &Value) -> Result<Document> {
     }
     let disable = match top.get("disable") {
         None => Vec::new(),
-        Some(v) => string_list(v).ok_or_else(|| {
-            err(None, Some("disable"), "must be an array of rule ids".into())
-        })?,
+        Some(v) => string_list(v)
+            .ok_or_else(|| err(None, Some("disable"), "must be an array of rule ids".into()))?,
     };
     let rules_value = top.get("rules").unwrap_or(&Value::Null);
     let items: &[Value] = match rules_value {
@@ -395,9 +392,8 @@ pub fn document_from_value(file: &str, value: &Value) -> Result<Document> {
     let mut rules = Vec::with_capacity(items.len());
     let mut seen = std::collections::HashSet::new();
     for (i, item) in items.iter().enumerate() {
-        let rule = rule_from_value(i, item).map_err(|(rule, field, msg)| {
-            err(rule.as_deref(), field.as_deref(), msg)
-        })?;
+        let rule = rule_from_value(i, item)
+            .map_err(|(rule, field, msg)| err(rule.as_deref(), field.as_deref(), msg))?;
         if !seen.insert(rule.id.clone()) {
             return Err(err(Some(&rule.id), Some("id"), "duplicate id".into()));
         }
@@ -418,18 +414,31 @@ fn string_list(v: &Value) -> Option<Vec<String>> {
 /// Validate one rule object; errors carry (rule id or `#i`, field, message).
 fn rule_from_value(index: usize, value: &Value) -> std::result::Result<Rule, FieldError> {
     let Value::Object(obj) = value else {
-        return Err((Some(format!("#{index}")), None, "rule is not an object".into()));
+        return Err((
+            Some(format!("#{index}")),
+            None,
+            "rule is not an object".into(),
+        ));
     };
     let id = match obj.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::String(_)) | None => {
-            return Err((Some(format!("#{index}")), Some("id".into()), "missing id".into()));
+            return Err((
+                Some(format!("#{index}")),
+                Some("id".into()),
+                "missing id".into(),
+            ));
         }
         Some(_) => {
-            return Err((Some(format!("#{index}")), Some("id".into()), "must be a string".into()));
+            return Err((
+                Some(format!("#{index}")),
+                Some("id".into()),
+                "must be a string".into(),
+            ));
         }
     };
-    let fail = |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
+    let fail =
+        |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
     for key in obj.keys() {
         if !RULE_KEYS.contains(&key.as_str()) {
             return Err(fail(key, "unknown rule key"));
@@ -473,12 +482,15 @@ fn rule_from_value(index: usize, value: &Value) -> std::result::Result<Rule, Fie
         Some(_) => return Err(fail("severity", "must be a number")),
     };
     let action_name = string("action", "nudge")?;
-    let action = Action::parse(&action_name)
-        .ok_or_else(|| fail("action", &format!("unknown action '{action_name}' (monitor, nudge, deny, block)")))?;
+    let action = Action::parse(&action_name).ok_or_else(|| {
+        fail(
+            "action",
+            &format!("unknown action '{action_name}' (monitor, nudge, deny, block)"),
+        )
+    })?;
     let message = match obj.get("message") {
-        None | Some(Value::Null) => None,
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        Some(Value::String(_)) => None,
+        None | Some(Value::Null | Value::String(_)) => None,
         Some(_) => return Err(fail("message", "must be a string")),
     };
     if message.is_none() && action != Action::Monitor {
@@ -494,10 +506,11 @@ fn rule_from_value(index: usize, value: &Value) -> std::result::Result<Rule, Fie
         Some(Value::Object(m)) => m.clone(),
         Some(_) => return Err(fail("meta", "must be an object")),
     };
-    if let Some(t) = meta.get("tier") {
-        if !t.is_string() && !t.is_null() {
-            return Err(fail("meta.tier", "must be a string"));
-        }
+    if let Some(t) = meta.get("tier")
+        && !t.is_string()
+        && !t.is_null()
+    {
+        return Err(fail("meta.tier", "must be a string"));
     }
     for key in ["promoted", "added"] {
         if let Some(v) = meta.get(key) {
@@ -515,8 +528,9 @@ fn rule_from_value(index: usize, value: &Value) -> std::result::Result<Rule, Fie
         Some(Value::Object(ex)) => {
             let mut out = Examples::default();
             for (key, v) in ex {
-                let list = string_list(v)
-                    .ok_or_else(|| fail(&format!("examples.{key}"), "must be an array of strings"))?;
+                let list = string_list(v).ok_or_else(|| {
+                    fail(&format!("examples.{key}"), "must be an array of strings")
+                })?;
                 match key.as_str() {
                     "should_fire" => out.should_fire = list,
                     "should_not_fire" => out.should_not_fire = list,
@@ -550,39 +564,59 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn doc(v: Value) -> Result<Document> {
-        document_from_value("t.json", &v)
+    fn doc(v: impl std::borrow::Borrow<Value>) -> Result<Document> {
+        document_from_value("t.json", v.borrow())
     }
 
-    fn fires(rule: &Rule, tool: &str, input: Value) -> bool {
-        rule.fires(&Subject::new(tool, &input)).unwrap().is_some()
+    fn fires(rule: &Rule, tool: &str, input: impl std::borrow::Borrow<Value>) -> bool {
+        rule.fires(&Subject::new(tool, input.borrow()))
+            .unwrap()
+            .is_some()
     }
 
     #[test]
     fn typed_validation_names_file_rule_and_field() {
         let e = doc(json!({"rules": [{"id": "r", "any": "psql", "message": "m"}]})).unwrap_err();
-        assert_eq!(e.to_string(), "t.json: rule 'r': field 'any': must be an array of strings");
-        let e = doc(json!({"rules": [{"id": "r", "action": "explode", "message": "m"}]})).unwrap_err();
-        assert!(e.to_string().contains("field 'action': unknown action 'explode'"));
+        assert_eq!(
+            e.to_string(),
+            "t.json: rule 'r': field 'any': must be an array of strings"
+        );
+        let e =
+            doc(json!({"rules": [{"id": "r", "action": "explode", "message": "m"}]})).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("field 'action': unknown action 'explode'")
+        );
         let e = doc(json!({"rules": [{"id": "r", "action": "deny"}]})).unwrap_err();
         assert!(e.to_string().contains("field 'message'"));
         let e = doc(json!({"rules": [{"id": "r", "colour": 1, "message": "m"}]})).unwrap_err();
         assert!(e.to_string().contains("field 'colour': unknown rule key"));
         let e = doc(json!({"rulez": []})).unwrap_err();
         assert!(e.to_string().contains("unknown top-level key"));
-        let e = doc(json!({"rules": [{"id": "r", "severity": "high", "message": "m"}]})).unwrap_err();
+        let e =
+            doc(json!({"rules": [{"id": "r", "severity": "high", "message": "m"}]})).unwrap_err();
         assert!(e.to_string().contains("field 'severity'"));
         assert!(doc(json!({"rules": [{"id": "r", "action": "monitor"}]})).is_ok());
     }
 
     #[test]
     fn tool_only_rules_respect_unless() {
-        let d = doc(json!({"rules": [{"id": "r", "tool": "mcp__Db__*", "field": "args.account",
-            "unless": ["^readonly$"], "message": "m"}]}))
+        let d = doc(
+            json!({"rules": [{"id": "r", "tool": "mcp__Db__*", "field": "args.account",
+            "unless": ["^readonly$"], "message": "m"}]}),
+        )
         .unwrap();
         let r = &d.rules[0];
-        assert!(fires(r, "mcp__Db__query", json!({"args": {"account": "admin"}})));
-        assert!(!fires(r, "mcp__Db__query", json!({"args": {"account": "readonly"}})));
+        assert!(fires(
+            r,
+            "mcp__Db__query",
+            json!({"args": {"account": "admin"}})
+        ));
+        assert!(!fires(
+            r,
+            "mcp__Db__query",
+            json!({"args": {"account": "readonly"}})
+        ));
         assert!(fires(r, "mcp__Db__query", json!({})));
         assert!(!fires(r, "Bash", json!({"command": "x"})));
     }
@@ -594,24 +628,40 @@ mod tests {
             "unless": ["postgresql://", r"(?:^|\s)(?:-h|--host)(?:\s|=)"], "message": "m"}]}))
         .unwrap();
         let r = &d.rules[0];
-        assert!(fires(r, "Bash", json!({"command": "FOO=bar psql -c 'SELECT 1'"})));
-        assert!(!fires(r, "Bash", json!({"command": "psql postgresql://h/db"})));
+        assert!(fires(
+            r,
+            "Bash",
+            json!({"command": "FOO=bar psql -c 'SELECT 1'"})
+        ));
+        assert!(!fires(
+            r,
+            "Bash",
+            json!({"command": "psql postgresql://h/db"})
+        ));
         assert!(!fires(r, "Bash", json!({"command": "echo psql is a tool"})));
         assert!(!fires(r, "Bash", json!({"command": "   "})));
     }
 
     #[test]
     fn norm_and_flags() {
-        let d = doc(json!({"rules": [{"id": "d", "any": [r"drop table"], "flags": "i", "norm": true,
-            "action": "block", "message": "m"}]}))
+        let d = doc(
+            json!({"rules": [{"id": "d", "any": [r"drop table"], "flags": "i", "norm": true,
+            "action": "block", "message": "m"}]}),
+        )
         .unwrap();
-        assert!(fires(&d.rules[0], "Bash", json!({"command": "DROP\tTABLE x"})));
+        assert!(fires(
+            &d.rules[0],
+            "Bash",
+            json!({"command": "DROP\tTABLE x"})
+        ));
     }
 
     #[test]
     fn capped_action_respects_tier() {
-        let d = doc(json!({"rules": [{"id": "r", "any": ["x"], "action": "block", "message": "m",
-            "meta": {"tier": "probabilistic", "promoted": "2026-01-02"}}]}))
+        let d = doc(
+            json!({"rules": [{"id": "r", "any": ["x"], "action": "block", "message": "m",
+            "meta": {"tier": "probabilistic", "promoted": "2026-01-02"}}]}),
+        )
         .unwrap();
         assert_eq!(d.rules[0].capped_action(), Action::Nudge);
         assert_eq!(

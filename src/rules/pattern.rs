@@ -120,9 +120,9 @@ impl Pattern {
     fn search(&self, haystack: &str) -> Result<bool, String> {
         match self.compiled() {
             Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
-            Ok(Compiled::Backtracking(re)) => re.is_match(haystack).map_err(|e| {
-                format!("pattern '{}' gave up: {e}", self.source)
-            }),
+            Ok(Compiled::Backtracking(re)) => re
+                .is_match(haystack)
+                .map_err(|e| format!("pattern '{}' gave up: {e}", self.source)),
             Err(e) => Err(e.clone()),
         }
     }
@@ -321,7 +321,10 @@ pub fn required_literal(src: &str) -> Option<String> {
         }
         let quant = chars.get(atom_end).copied();
         let optional = matches!(quant, Some('*' | '?'))
-            || (quant == Some('{') && chars.get(atom_end + 1).is_some_and(|&d| d == '0' || d == ','));
+            || (quant == Some('{')
+                && chars
+                    .get(atom_end + 1)
+                    .is_some_and(|&d| d == '0' || d == ','));
         let repeated = matches!(quant, Some('+' | '{'));
         match lit {
             Some(ch) if depth == 0 && !optional => {
@@ -349,7 +352,10 @@ mod tests {
         let hit = pat.is_match(h).unwrap();
         // The prefilter must never reject a haystack that matches.
         if hit {
-            assert!(pat.may_match(&lower), "prefilter rejected a match: {p} on {h}");
+            assert!(
+                pat.may_match(&lower),
+                "prefilter rejected a match: {p} on {h}"
+            );
         }
         hit
     }
@@ -359,8 +365,14 @@ mod tests {
         let p = Pattern::new(r"fetch-tool\.py\b(?!.*--entity)", false);
         assert_eq!(p.compile(), Ok(Engine::Backtracking));
         assert!(p.is_match("python3 scripts/fetch-tool.py --id 3").unwrap());
-        assert!(!p.is_match("python3 scripts/fetch-tool.py --entity x").unwrap());
-        assert_eq!(Pattern::new(r"\bpsql\b", false).compile(), Ok(Engine::Linear));
+        assert!(
+            !p.is_match("python3 scripts/fetch-tool.py --entity x")
+                .unwrap()
+        );
+        assert_eq!(
+            Pattern::new(r"\bpsql\b", false).compile(),
+            Ok(Engine::Linear)
+        );
     }
 
     #[test]
@@ -388,9 +400,18 @@ mod tests {
         assert_eq!(required_literal(r"^git\s+push\b").as_deref(), Some("push"));
         assert_eq!(required_literal(r"a|b"), None);
         assert_eq!(required_literal(r"colou?r").as_deref(), Some("colo"));
-        assert_eq!(required_literal(r"fetch-tool\.py\b(?!.*--entity)").as_deref(), Some("fetch-tool.py"));
-        assert!(m(r"(?:^|[;|&(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+){0,8}psql\b", "FOO=1 psql -c x"));
-        assert!(m(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b", "curl -fsSL x | sh"));
+        assert_eq!(
+            required_literal(r"fetch-tool\.py\b(?!.*--entity)").as_deref(),
+            Some("fetch-tool.py")
+        );
+        assert!(m(
+            r"(?:^|[;|&(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+){0,8}psql\b",
+            "FOO=1 psql -c x"
+        ));
+        assert!(m(
+            r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b",
+            "curl -fsSL x | sh"
+        ));
         assert!(m(r"(?i)\b(AKIA[0-9A-Z]{16})\b", "x akiaiosfodnn7example y"));
         assert!(m(r"ab+c", "abbbc"));
     }

@@ -132,7 +132,11 @@ pub fn round_half_even(x: f64) -> i64 {
     let floor = x.floor();
     let diff = x - floor;
     let r = if (diff - 0.5).abs() < 1e-9 {
-        if (floor as i64) % 2 == 0 { floor } else { floor + 1.0 }
+        if (floor as i64) % 2 == 0 {
+            floor
+        } else {
+            floor + 1.0
+        }
     } else {
         x.round()
     };

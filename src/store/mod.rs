@@ -1,11 +1,11 @@
-//! The SQLite store: opening it with the right pragmas and keeping its schema current.
+//! The `SQLite` store: opening it with the right pragmas and keeping its schema current.
 //!
 //! One file under `$CALLUS_HOME` (WAL, `busy_timeout`, `synchronous = NORMAL`), created
 //! private to the user. Migrations are the numbered files in `migrations/`, embedded at
 //! compile time and applied forward-only inside one transaction each, tracked by
 //! `PRAGMA user_version`; opening an up-to-date store costs one pragma read. Connections
 //! never checkpoint on close, so a short-lived hook process does not pay for a WAL checkpoint
-//! on every call (SQLite's auto-checkpoint still bounds the WAL).
+//! on every call (`SQLite`'s auto-checkpoint still bounds the WAL).
 
 mod migrate;
 
@@ -31,7 +31,8 @@ pub fn open(path: &Path) -> Result<Connection> {
     if fresh {
         create_private_file(path)?;
     }
-    let conn = Connection::open(path).map_err(|e| Error::sql(format!("open {}", path.display()), e))?;
+    let conn =
+        Connection::open(path).map_err(|e| Error::sql(format!("open {}", path.display()), e))?;
     configure(&conn)?;
     migrate(&conn)?;
     Ok(conn)

@@ -1,4 +1,7 @@
 //! Shared harness for the integration tests: run the real `callus` binary with a temporary
+//!
+//! Not every test module uses every helper, so unused ones are allowed here.
+#![allow(dead_code)]
 //! `CALLUS_HOME`, feed it stdin, and read back exit code, stdout and stderr.
 
 use std::io::Write as _;
@@ -6,15 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// A temporary callus home plus a temporary repository to run calls in.
-pub struct Env {
-    pub home: tempfile::TempDir,
-    pub repo: tempfile::TempDir,
-    pub vars: Vec<(String, String)>,
+pub(crate) struct Env {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) repo: tempfile::TempDir,
+    pub(crate) vars: Vec<(String, String)>,
 }
 
 impl Env {
     /// A fresh home and a fresh git-like repo (a `.git` directory marks the root).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let home = tempfile::tempdir().expect("temp home");
         let repo = tempfile::tempdir().expect("temp repo");
         std::fs::create_dir_all(repo.path().join(".git")).expect("mark repo");
@@ -26,25 +29,25 @@ impl Env {
     }
 
     /// Set an extra environment variable for every run.
-    pub fn var(&mut self, k: &str, v: &str) -> &mut Self {
+    pub(crate) fn var(&mut self, k: &str, v: &str) -> &mut Self {
         self.vars.push((k.to_string(), v.to_string()));
         self
     }
 
-    pub fn home_path(&self) -> &Path {
+    pub(crate) fn home_path(&self) -> &Path {
         self.home.path()
     }
 
-    pub fn repo_path(&self) -> &Path {
+    pub(crate) fn repo_path(&self) -> &Path {
         self.repo.path()
     }
 
-    pub fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.home.path().join("callus.db")
     }
 
     /// The base command: the real binary, a clean environment, our home.
-    pub fn cmd(&self, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_callus"));
         c.args(args)
             .current_dir(self.repo.path())
@@ -64,12 +67,12 @@ impl Env {
     }
 
     /// Run with `stdin` bytes.
-    pub fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+    pub(crate) fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
         run_cmd(self.cmd(args), stdin)
     }
 
     /// Write a file under the repo.
-    pub fn write_repo(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write_repo(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.repo.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, text).unwrap();
@@ -77,7 +80,7 @@ impl Env {
     }
 
     /// Write a file under the home.
-    pub fn write_home(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write_home(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.home.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, text).unwrap();
@@ -86,8 +89,10 @@ impl Env {
 }
 
 /// Run `cmd` feeding `stdin`, collecting all output.
-pub fn run_cmd(mut cmd: Command, stdin: &[u8]) -> Output {
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+pub(crate) fn run_cmd(mut cmd: Command, stdin: &[u8]) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn callus");
     {
         let mut pipe = child.stdin.take().unwrap();
@@ -97,15 +102,15 @@ pub fn run_cmd(mut cmd: Command, stdin: &[u8]) -> Output {
     child.wait_with_output().expect("wait for callus")
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn json(o: &Output) -> serde_json::Value {
+pub(crate) fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
 }
