@@ -1,0 +1,236 @@
+//! Backtest: run a rule's real matcher over the tool calls the store recorded.
+//!
+//! This is the one place a rule meets recorded history: promote re-runs it when a pattern
+//! changes, prune and report split its matched population at a promotion date. Only settled
+//! calls count (`success`, `failure`): a pending, interrupted or denied call is neither an
+//! attempt nor a failure of its shape. Matching is [`Rule::fires`] itself — `unless`,
+//! `match: segment`, `norm`, flags and all — so a backtest can never disagree with the guard.
+//!
+//! The store keeps a redacted command for Bash and a redacted summary of the input for other
+//! tools. A summary that is a JSON object is used as the tool input; any other text is placed
+//! at the rule's own `field`, which is where the recorder took it from.
+
+use std::collections::HashSet;
+
+use rusqlite::Connection;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::tier::{self, Tier};
+use super::{Rule, Subject};
+use crate::{Error, Result};
+
+/// One settled tool call as the store holds it.
+#[derive(Debug, Clone)]
+pub struct StoredCall {
+    /// The join key to the audit chain.
+    pub tool_use_id: String,
+    /// The session, when known.
+    pub session_id: Option<String>,
+    /// The tool name.
+    pub tool: String,
+    /// The redacted command (or input summary).
+    pub command: String,
+    /// Whether the call failed (else it succeeded).
+    pub failed: bool,
+    /// When it started, Unix milliseconds UTC.
+    pub started_ms: i64,
+    /// The command as a tool input, when it is a JSON object.
+    parsed: Option<Value>,
+}
+
+impl StoredCall {
+    /// A call built by hand (tests, fixtures).
+    #[must_use]
+    pub fn new(
+        tool_use_id: &str,
+        tool: &str,
+        command: &str,
+        failed: bool,
+        started_ms: i64,
+    ) -> Self {
+        StoredCall {
+            tool_use_id: tool_use_id.to_string(),
+            session_id: None,
+            tool: tool.to_string(),
+            command: command.to_string(),
+            failed,
+            started_ms,
+            parsed: parse_object(command),
+        }
+    }
+
+    /// Does `rule` fire on this call? A pattern that cannot run counts as not firing.
+    #[must_use]
+    pub fn fired_by(&self, rule: &Rule) -> bool {
+        if !super::glob::matches(&rule.tool, &self.tool) {
+            return false;
+        }
+        let owned;
+        let input = if let Some(v) = &self.parsed {
+            v
+        } else {
+            owned = at_field(&rule.field, &self.command);
+            &owned
+        };
+        matches!(rule.fires(&Subject::new(&self.tool, input)), Ok(Some(_)))
+    }
+}
+
+fn parse_object(command: &str) -> Option<Value> {
+    if !command.trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Value>(command)
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// `{field: text}` with a dotted field expanded into nested objects.
+fn at_field(field: &str, text: &str) -> Value {
+    let mut v = Value::String(text.to_string());
+    for part in field.rsplit('.') {
+        let mut m = Map::new();
+        m.insert(part.to_string(), v);
+        v = Value::Object(m);
+    }
+    v
+}
+
+/// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
+/// oldest first. Calls without a start time cannot be placed in time and are left out.
+pub fn load_calls(
+    conn: &Connection,
+    from_ms: Option<i64>,
+    until_ms: Option<i64>,
+) -> Result<Vec<StoredCall>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT tool_use_id, session_id, tool, coalesce(command, ''), status, started_ms
+             FROM tool_calls
+             WHERE status IN ('success', 'failure') AND started_ms IS NOT NULL
+               AND started_ms >= ?1 AND started_ms < ?2
+             ORDER BY started_ms, tool_use_id",
+        )
+        .map_err(|e| Error::sql("read tool calls", e))?;
+    let rows = stmt
+        .query_map(
+            [from_ms.unwrap_or(i64::MIN), until_ms.unwrap_or(i64::MAX)],
+            |r| {
+                let command: String = r.get(3)?;
+                Ok(StoredCall {
+                    tool_use_id: r.get(0)?,
+                    session_id: r.get(1)?,
+                    tool: r.get(2)?,
+                    parsed: parse_object(&command),
+                    command,
+                    failed: r.get::<_, String>(4)? == "failure",
+                    started_ms: r.get(5)?,
+                })
+            },
+        )
+        .map_err(|e| Error::sql("read tool calls", e))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(|e| Error::sql("read tool calls", e))
+}
+
+/// What a rule's pattern matches in a set of recorded calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Backtest {
+    /// Settled calls the rule fires on (the attempt count).
+    pub matched: u64,
+    /// Failures among them.
+    pub failures: u64,
+    /// Successful calls it fires on: what enforcing it would have got in the way of.
+    pub crossfire: u64,
+    /// Distinct sessions among the matched calls.
+    pub sessions: u64,
+    /// First matched call, Unix ms.
+    pub first_ms: Option<i64>,
+    /// Last matched call, Unix ms.
+    pub last_ms: Option<i64>,
+}
+
+impl Backtest {
+    /// The evidence tier of the matched population (spec §5.2) and its failure rate.
+    #[must_use]
+    pub fn tier(&self) -> (Tier, Option<f64>) {
+        tier::classify(self.failures, self.matched, tier::MIN_ATTEMPTS)
+    }
+}
+
+/// Run `rule` over `calls`.
+#[must_use]
+pub fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
+    let mut out = Backtest::default();
+    let mut sessions = HashSet::new();
+    for call in calls.iter().filter(|c| c.fired_by(rule)) {
+        out.matched += 1;
+        if call.failed {
+            out.failures += 1;
+        } else {
+            out.crossfire += 1;
+        }
+        if let Some(s) = &call.session_id {
+            sessions.insert(s.as_str());
+        }
+        out.first_ms = Some(
+            out.first_ms
+                .map_or(call.started_ms, |m| m.min(call.started_ms)),
+        );
+        out.last_ms = Some(
+            out.last_ms
+                .map_or(call.started_ms, |m| m.max(call.started_ms)),
+        );
+    }
+    out.sessions = sessions.len() as u64;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::parse_document;
+
+    fn rule(json: &str) -> Rule {
+        parse_document("t", json).unwrap().rules.remove(0)
+    }
+
+    #[test]
+    fn backtest_uses_the_real_matcher_with_unless_and_segments() {
+        let r = rule(
+            r#"{"rules":[{"id":"p","tool":"Bash","match":"segment","any":["^psql\\b"],
+                "unless":["\\s-h\\s"],"action":"monitor"}]}"#,
+        );
+        let calls = vec![
+            StoredCall::new("a", "Bash", "cd db && FOO=1 psql -c 'x'", true, 1),
+            StoredCall::new("b", "Bash", "psql -h host -c 'x'", false, 2),
+            StoredCall::new("c", "Bash", "psql -c 'y'", false, 3),
+            StoredCall::new("d", "Bash", "echo psql", true, 4),
+            StoredCall::new("e", "Write", "psql -c 'x'", true, 5),
+        ];
+        let b = backtest(&r, &calls);
+        assert_eq!((b.matched, b.failures, b.crossfire), (2, 1, 1));
+        assert_eq!((b.first_ms, b.last_ms), (Some(1), Some(3)));
+    }
+
+    #[test]
+    fn non_bash_summaries_are_matched_at_the_rules_field() {
+        let r = rule(
+            r#"{"rules":[{"id":"w","tool":"Write","field":"file_path","any":["\\.env$"],
+                "action":"monitor"}]}"#,
+        );
+        let calls = vec![
+            StoredCall::new("a", "Write", "/repo/.env", true, 1),
+            StoredCall::new(
+                "b",
+                "Write",
+                r#"{"file_path":"/x/.env","content":"…"}"#,
+                true,
+                2,
+            ),
+            StoredCall::new("c", "Write", "/repo/main.rs", false, 3),
+        ];
+        assert_eq!(backtest(&r, &calls).matched, 2);
+    }
+}
