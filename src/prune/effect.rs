@@ -2,7 +2,7 @@
 //! the date enforcement began, with attempt counts, a two-proportion test and the change in
 //! attempt volume.
 //!
-//! The populations are re-evaluated with the real matcher ([`StoredCall::fired_by`]), so
+//! The populations are re-evaluated with the real matcher ([`crate::rules::backtest`]), so
 //! `unless`, `match: segment`, `norm` and flags count and no rule is skipped for lacking an
 //! explicit `field` (callusguard's evidence report did both: spec §15.1 item 57). The test is
 //! the pooled two-proportion z-test, two-sided, at [`ALPHA`]; it is only trusted when both
@@ -158,10 +158,11 @@ impl Span {
     }
 }
 
-/// Measure `rule` over `calls`, split at its promotion date. `None` when it has no date or
-/// the date is not strictly inside `span` (nothing to compare).
+/// Measure `rule` over `calls`, of which it fires on those at indices `matched` (see
+/// [`crate::rules::backtest::matching`]), split at its promotion date. `None` when it has no
+/// date or the date is not strictly inside `span` (nothing to compare).
 #[must_use]
-pub fn measure(rule: &Rule, calls: &[StoredCall], span: Span) -> Option<Effect> {
+pub fn measure(rule: &Rule, calls: &[StoredCall], matched: &[usize], span: Span) -> Option<Effect> {
     let promoted = rule.promoted()?;
     let split_ms = promoted.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis();
     if split_ms <= span.start_ms || split_ms > span.end_ms {
@@ -175,11 +176,8 @@ pub fn measure(rule: &Rule, calls: &[StoredCall], span: Span) -> Option<Effect> 
         days: (span.end_ms - split_ms) as f64 / DAY_MS,
         ..Side::default()
     };
-    for call in calls {
+    for call in matched.iter().map(|&i| &calls[i]) {
         if call.started_ms < span.start_ms || call.started_ms > span.end_ms {
-            continue;
-        }
-        if !call.fired_by(rule) {
             continue;
         }
         let side = if call.started_ms < split_ms {

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::cli::PruneArgs;
 use crate::config::Home;
-use crate::rules::backtest::{Backtest, backtest, load_calls};
+use crate::rules::backtest::{Backtest, load_calls, matching, summarize};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{Action, RuleSet};
 use crate::{Error, Exit, Result};
@@ -159,21 +159,29 @@ pub fn build(
     let span = Span::of(&calls);
     let since_ms = since.timestamp_millis();
     let first_in_window = calls.partition_point(|c| c.started_ms < since_ms);
-    let window_calls = &calls[first_in_window..];
+    // A promoted candidate may still be listed in candidates.json: the first declaration wins.
     let mut seen = HashSet::new();
+    let active: Vec<_> = rules
+        .rules()
+        .filter(|(_, r)| seen.insert(r.id.as_str()))
+        .collect();
+    let only_rules: Vec<&crate::rules::Rule> = active.iter().map(|(_, r)| *r).collect();
+    let matched_all = matching(&only_rules, &calls);
     let mut out = Vec::new();
-    for (layer, rule) in rules.rules() {
-        if !seen.insert(rule.id.as_str()) {
-            continue; // a promoted candidate also still listed in candidates.json
-        }
+    for ((layer, rule), idx) in active.into_iter().zip(&matched_all) {
         let tally = firings.by_rule.get(&rule.id);
         let count = tally.map_or(0, |t| t.count);
-        let matched = backtest(rule, window_calls);
+        let in_window: Vec<usize> = idx
+            .iter()
+            .filter(|&&i| i >= first_in_window)
+            .copied()
+            .collect();
+        let matched = summarize(&calls, &in_window);
         let followed = match (conn, tally) {
             (Some(c), Some(t)) => followed(c, t)?,
             _ => Followed::default(),
         };
-        let effect = span.and_then(|s| effect::measure(rule, &calls, s));
+        let effect = span.and_then(|s| effect::measure(rule, &calls, idx, s));
         let tier = measured_or_meta_tier(&matched, rule.tier());
         let action = layer.effective_action(rule);
         let j = verdict::classify(&Facts {

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::cli::ReportArgs;
 use crate::config::Home;
 use crate::prune::effect::{self, Effect, Span};
-use crate::rules::backtest::load_calls;
+use crate::rules::backtest::{load_calls, matching};
 use crate::rules::layers::{LayerKind, LayerPaths};
 use crate::rules::{Action, RuleSet};
 use crate::{Error, Exit, Result};
@@ -183,10 +183,15 @@ pub fn build(
     let span = Span::of(&calls);
     let mut promoted = Promoted::default();
     let mut rows = Vec::new();
-    for (layer, rule) in rules.rules() {
-        if layer.kind == LayerKind::Candidates || !rule.meta.contains_key("promoted") {
-            continue;
-        }
+    let chosen: Vec<_> = rules
+        .rules()
+        .filter(|(layer, rule)| {
+            layer.kind != LayerKind::Candidates && rule.meta.contains_key("promoted")
+        })
+        .collect();
+    let only_rules: Vec<&crate::rules::Rule> = chosen.iter().map(|(_, r)| *r).collect();
+    let matched = matching(&only_rules, &calls);
+    for ((layer, rule), idx) in chosen.into_iter().zip(&matched) {
         let Some(date) = rule.promoted() else {
             continue;
         };
@@ -196,7 +201,7 @@ pub fn build(
         } else {
             promoted.authored += 1;
         }
-        let effect = span.and_then(|sp| effect::measure(rule, &calls, sp));
+        let effect = span.and_then(|sp| effect::measure(rule, &calls, idx, sp));
         rows.push(EffectRow {
             id: rule.id.clone(),
             layer: layer.kind.as_str(),
@@ -319,13 +324,13 @@ pub fn text(r: &Report) -> String {
                 .iter()
                 .map(|p| format!("{}x {}", p.fail_count, p.key))
                 .collect();
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "  {}  {:>3} candidate(s)  {}",
                 w.start,
                 w.proposed,
                 top.join(", ")
             );
+            let _ = writeln!(out, "{}", line.trim_end());
         }
         let _ = writeln!(
             out,

@@ -63,17 +63,19 @@ impl StoredCall {
     /// Does `rule` fire on this call? A pattern that cannot run counts as not firing.
     #[must_use]
     pub fn fired_by(&self, rule: &Rule) -> bool {
-        if !super::glob::matches(&rule.tool, &self.tool) {
-            return false;
+        !matching(&[rule], std::slice::from_ref(self))[0].is_empty()
+    }
+
+    /// The tool input rules see: the stored JSON object, or the text at each of `fields`.
+    fn input(&self, fields: &[&str]) -> Value {
+        if let Some(v) = &self.parsed {
+            return v.clone();
         }
-        let owned;
-        let input = if let Some(v) = &self.parsed {
-            v
-        } else {
-            owned = at_field(&rule.field, &self.command);
-            &owned
-        };
-        matches!(rule.fires(&Subject::new(&self.tool, input)), Ok(Some(_)))
+        let mut input = Value::Object(Map::new());
+        for f in fields {
+            put(&mut input, f, &self.command);
+        }
+        input
     }
 }
 
@@ -86,15 +88,48 @@ fn parse_object(command: &str) -> Option<Value> {
         .filter(Value::is_object)
 }
 
-/// `{field: text}` with a dotted field expanded into nested objects.
-fn at_field(field: &str, text: &str) -> Value {
-    let mut v = Value::String(text.to_string());
-    for part in field.rsplit('.') {
-        let mut m = Map::new();
-        m.insert(part.to_string(), v);
-        v = Value::Object(m);
+/// Set `text` at the dotted `field` of `input`, creating objects on the way (an existing
+/// non-object on the path is left alone).
+fn put(input: &mut Value, field: &str, text: &str) {
+    let mut cur = input;
+    let parts: Vec<&str> = field.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let Value::Object(map) = cur else { return };
+        if i + 1 == parts.len() {
+            map.entry((*part).to_string())
+                .or_insert_with(|| Value::String(text.to_string()));
+            return;
+        }
+        cur = map
+            .entry((*part).to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
     }
-    v
+}
+
+/// For each rule, the indices of the calls it fires on. Calls are the outer loop so each
+/// call's text, lowercase copy and shell split are computed once and shared by every rule.
+#[must_use]
+pub fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
+    let mut fields: Vec<&str> = rules.iter().map(|r| r.field.as_str()).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let mut out = vec![Vec::new(); rules.len()];
+    for (i, call) in calls.iter().enumerate() {
+        let wanted: Vec<usize> = (0..rules.len())
+            .filter(|&r| super::glob::matches(&rules[r].tool, &call.tool))
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        let input = call.input(&fields);
+        let subject = Subject::new(&call.tool, &input);
+        for r in wanted {
+            if matches!(rules[r].fires(&subject), Ok(Some(_))) {
+                out[r].push(i);
+            }
+        }
+    }
+    out
 }
 
 /// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
@@ -162,9 +197,16 @@ impl Backtest {
 /// Run `rule` over `calls`.
 #[must_use]
 pub fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
+    let idx = matching(&[rule], calls).remove(0);
+    summarize(calls, &idx)
+}
+
+/// Summarise the matched calls `idx` (indices into `calls`).
+#[must_use]
+pub fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
     let mut out = Backtest::default();
     let mut sessions = HashSet::new();
-    for call in calls.iter().filter(|c| c.fired_by(rule)) {
+    for call in idx.iter().map(|&i| &calls[i]) {
         out.matched += 1;
         if call.failed {
             out.failures += 1;

@@ -107,6 +107,19 @@ fn an_action_above_the_ceiling_is_refused_and_one_at_it_is_accepted() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let o = env.run(&["guard", "test", "--", "cd db && psql -c 'select 1'"], b"");
     assert!(stdout(&o).contains("decision: deny"), "{}", stdout(&o));
+
+    // Still listed in candidates.json, the promoted rule is judged once, as the project's.
+    let o = env.run(&["guard", "prune", "--json"], b"");
+    let report = json(&o);
+    let mine: Vec<&Value> = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["id"] == ID)
+        .collect();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0]["layer"], "project");
+    assert_eq!(mine[0]["action"], "deny");
 }
 
 #[test]
