@@ -352,6 +352,17 @@ fn codex_hooks_are_written_and_trusted_and_uninstall_restores_both_files() {
 }
 
 #[test]
+fn codex_files_install_created_are_removed_by_uninstall() {
+    let (env, codex_home) = codex_env();
+    ok(&env.run(&["install", "--codex"], b""));
+    assert!(codex_home.join("hooks.json").exists());
+    assert!(codex_home.join("config.toml").exists());
+    ok(&env.run(&["uninstall", "--codex"], b""));
+    assert!(!codex_home.join("hooks.json").exists());
+    assert!(!codex_home.join("config.toml").exists());
+}
+
+#[test]
 fn codex_trust_that_cannot_be_written_safely_is_explained_instead() {
     let (env, codex_home) = codex_env();
     let config = codex_home.join("config.toml");

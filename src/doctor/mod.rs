@@ -4,8 +4,10 @@
 //! area: the binary and the hooks that call it ([`wiring`]), whether the hooks actually fire
 //! and the store and audit chain are sound ([`store`]), the active rulesets, and the agent
 //! clients' versions against the ones the end-to-end tests last passed on ([`clients`]).
-//! `--json` prints the same checks as data. Exit 0 when nothing is `✗` (warnings allowed),
-//! 1 otherwise. Doctor only reads: it opens the store read-only and never migrates it.
+//! `--json` prints the same checks as data: `{"ok", "failures", "warnings", "checks":
+//! [{"area", "status": "ok"|"warn"|"fail"|"info", "message"}]}`. Exit 0 when nothing is `✗`
+//! (warnings allowed), 1 otherwise. Doctor only reads: it opens the store read-only and never
+//! migrates it.
 
 pub mod clients;
 pub mod store;

@@ -15,7 +15,7 @@
 //! refuses to start on an invalid config.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -86,9 +86,27 @@ pub fn hash_of(doc: &Value, event: &str, group: usize, handler: usize) -> Option
     ))
 }
 
+/// `path` as Codex names it in trust keys: with symlinks resolved (Codex canonicalizes
+/// `CODEX_HOME`; measured with 0.169). The part that does not exist yet is kept as written.
+#[must_use]
+pub fn key_source(path: &Path) -> PathBuf {
+    for base in path.ancestors() {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            let rest = path.strip_prefix(base).unwrap_or(Path::new(""));
+            return if rest.as_os_str().is_empty() {
+                real
+            } else {
+                real.join(rest)
+            };
+        }
+    }
+    path.to_path_buf()
+}
+
 /// The trust entries of our handlers in the hooks document at `source`.
 #[must_use]
 pub fn entries(source: &Path, doc: &Value, ours: &[Found]) -> Vec<Entry> {
+    let source = key_source(source);
     ours.iter()
         .filter_map(|f| {
             Some(Entry {
@@ -108,7 +126,7 @@ pub fn entries(source: &Path, doc: &Value, ours: &[Found]) -> Vec<Entry> {
 fn begin_line(source: &Path) -> String {
     format!(
         "# >>> callus hook trust for {} (written by `callus install`; `callus uninstall` removes it)",
-        source.display()
+        key_source(source).display()
     )
 }
 
@@ -305,6 +323,22 @@ mod tests {
             assert_eq!(plan(&text, src, &entries), Plan::Unchanged);
             assert_eq!(remove(&text, src).unwrap(), original);
         }
+    }
+
+    #[test]
+    fn keys_name_the_hooks_file_with_symlinks_resolved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = std::fs::canonicalize(tmp.path()).unwrap().join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(
+            key_source(&link.join(".codex/hooks.json")),
+            real.join(".codex/hooks.json")
+        );
+        let block_text = block(&link.join("hooks.json"), &[]);
+        assert!(block_text.contains(&real.join("hooks.json").display().to_string()));
+        assert!(find_block(&block_text, &real.join("hooks.json")).is_some());
     }
 
     #[test]

@@ -221,6 +221,12 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
     if let Some((config, _, plan)) = &trust {
         match plan {
             codex_trust::Plan::Write(text) => {
+                if !config.exists() {
+                    // Remember that install created it, so uninstall can remove it again.
+                    let marker = absent_marker(&backup_path(home, config));
+                    crate::config::ensure_private_dir(marker.parent().expect("has a parent"))?;
+                    std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+                }
                 settings::write_atomic(config, text)?;
                 println!(
                     "✓ {label}: recorded Codex's trust for them in {}",
@@ -347,7 +353,13 @@ fn uninstall_one(home: &Home, target: &Target, dry_run: bool) -> Result<Exit> {
         let _ = std::fs::remove_file(absent_marker(&backup_file));
     }
     if let Some((config, _, new)) = &trust {
-        settings::write_atomic(config, new)?;
+        let marker = absent_marker(&backup_path(home, config));
+        if new.is_empty() && marker.exists() {
+            std::fs::remove_file(config).map_err(|e| Error::io(config, e))?;
+            let _ = std::fs::remove_file(&marker);
+        } else {
+            settings::write_atomic(config, new)?;
+        }
         println!(
             "✓ {label}: removed callus's trust entries from {}",
             config.display()
