@@ -21,6 +21,7 @@ pub mod hook;
 pub mod install;
 pub mod prune;
 pub mod record;
+pub mod recuse;
 pub mod redact;
 pub mod report;
 pub mod rules;

@@ -3,8 +3,10 @@
 
 mod common;
 mod derive;
+mod doctor;
 mod guard;
 mod install;
 mod prune;
 mod record;
+mod recuse;
 mod scope;

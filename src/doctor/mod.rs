@@ -1,0 +1,158 @@
+//! `callus doctor`: prove callus is installed, wired, firing and healthy.
+//!
+//! Each check is one line — `✓` ok, `⚠` warning, `✗` problem, `·` information — grouped by
+//! area: the binary and the hooks that call it ([`wiring`]), whether the hooks actually fire
+//! and the store and audit chain are sound ([`store`]), the active rulesets, and the agent
+//! clients' versions against the ones the end-to-end tests last passed on ([`clients`]).
+//! `--json` prints the same checks as data: `{"ok", "failures", "warnings", "checks":
+//! [{"area", "status": "ok"|"warn"|"fail"|"info", "message"}]}`. Exit 0 when nothing is `✗`
+//! (warnings allowed), 1 otherwise. Doctor only reads: it opens the store read-only and never
+//! migrates it.
+
+pub mod clients;
+pub mod store;
+pub mod wiring;
+
+use serde::Serialize;
+
+use crate::cli::DoctorArgs;
+use crate::config::Home;
+use crate::{Exit, Result};
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// ✓ fine.
+    Ok,
+    /// ⚠ worth a look; never fails doctor.
+    Warn,
+    /// ✗ a problem; doctor exits 1.
+    Fail,
+    /// · information.
+    Info,
+}
+
+impl Status {
+    /// The glyph printed for people.
+    #[must_use]
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Status::Ok => "✓",
+            Status::Warn => "⚠",
+            Status::Fail => "✗",
+            Status::Info => "·",
+        }
+    }
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `clients`, `halts`.
+    pub area: &'static str,
+    /// The outcome.
+    pub status: Status,
+    /// What was found, and what to do about it.
+    pub message: String,
+}
+
+/// The checks collected so far.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// In the order they ran.
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    /// Add a line.
+    pub fn add(&mut self, area: &'static str, status: Status, message: impl Into<String>) {
+        self.checks.push(Check {
+            area,
+            status,
+            message: message.into(),
+        });
+    }
+
+    fn count(&self, status: Status) -> usize {
+        self.checks.iter().filter(|c| c.status == status).count()
+    }
+}
+
+/// Entry point of `callus doctor`.
+pub fn run(args: &DoctorArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    let mut report = Report::default();
+    let wired = wiring::check(&mut report);
+    store::check(&home, &wired, &mut report);
+    rules(&home, &mut report);
+    clients::check(&mut report);
+    let failures = report.count(Status::Fail);
+    let warnings = report.count(Status::Warn);
+    if args.json {
+        crate::guard::commands::print_json(&serde_json::json!({
+            "ok": failures == 0,
+            "failures": failures,
+            "warnings": warnings,
+            "checks": report.checks,
+        }));
+    } else {
+        println!("callus doctor — v{}", env!("CARGO_PKG_VERSION"));
+        let mut area = "";
+        for c in &report.checks {
+            if c.area != area {
+                area = c.area;
+                println!("{area}:");
+            }
+            println!("  {} {}", c.status.glyph(), c.message);
+        }
+        println!();
+        if failures > 0 {
+            println!("FAILED — {failures} problem(s), {warnings} warning(s)");
+        } else if warnings > 0 {
+            println!("HEALTHY — {warnings} warning(s)");
+        } else {
+            println!("HEALTHY — all checks passed");
+        }
+    }
+    Ok(if failures == 0 {
+        Exit::Ok
+    } else {
+        Exit::Problem
+    })
+}
+
+/// Every active ruleset must pass `guard check`.
+fn rules(home: &Home, report: &mut Report) {
+    for (name, path) in crate::guard::commands::active_layer_files(home) {
+        let file = match &path {
+            None => crate::rules::check::check_text(&name, crate::rules::layers::STARTER_JSON),
+            Some(p) => match std::fs::read_to_string(p) {
+                Ok(text) => crate::rules::check::check_text(&name, &text),
+                Err(e) => {
+                    report.add("rules", Status::Fail, format!("{name}: cannot read: {e}"));
+                    continue;
+                }
+            },
+        };
+        if file.ok {
+            report.add(
+                "rules",
+                Status::Ok,
+                format!("{name}: {} rules pass `guard check`", file.rules),
+            );
+        } else {
+            let problems: Vec<&str> = file
+                .errors
+                .iter()
+                .chain(&file.example_failures)
+                .map(String::as_str)
+                .collect();
+            report.add(
+                "rules",
+                Status::Fail,
+                format!("{name}: fails `guard check`: {}", problems.join("; ")),
+            );
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Doctor's wiring checks: which binary the hooks call, which hosts are wired in which scope
+//! with which events and matchers, and (Codex) whether Codex trusts the hooks as written.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::{Report, Status};
+use crate::install::settings::{Doc, Found, find_ours};
+use crate::install::spec::{HostKind, Role, find_on_path, is_executable};
+use crate::install::{Scope, Target, codex_home, codex_trust, user_home};
+
+/// A hooks file that has callus's hooks in it.
+#[derive(Debug, Clone)]
+pub struct Wired {
+    /// The host.
+    pub host: HostKind,
+    /// The file.
+    pub path: PathBuf,
+    /// When the file was last written (≈ when callus was installed).
+    pub modified: Option<SystemTime>,
+}
+
+/// Check every place hooks can live; return the ones that are wired.
+pub fn check(report: &mut Report) -> Vec<Wired> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut wired = Vec::new();
+    let mut binaries: Vec<PathBuf> = Vec::new();
+    for host in [HostKind::Claude, HostKind::Codex] {
+        let mut host_wired = false;
+        let mut present = host_present(host);
+        for scope in [Scope::Project, Scope::User] {
+            let target = Target::resolve(host, scope, &cwd);
+            if !target.path.exists() {
+                continue;
+            }
+            present = true;
+            let doc = match Doc::load(&target.path) {
+                Ok(d) => d,
+                Err(e) => {
+                    report.add("wiring", Status::Fail, format!("{}: {e}", target.label()));
+                    continue;
+                }
+            };
+            let found = find_ours(&doc.value);
+            if found.is_empty() {
+                continue;
+            }
+            host_wired = true;
+            check_target(report, &target, &doc, &found);
+            binaries.extend(found.iter().map(|f| f.binary.clone()));
+            wired.push(Wired {
+                host,
+                path: target.path.clone(),
+                modified: std::fs::metadata(&target.path)
+                    .and_then(|m| m.modified())
+                    .ok(),
+            });
+        }
+        let flag = match host {
+            HostKind::Claude => "--claude",
+            HostKind::Codex => "--codex",
+        };
+        if present && !host_wired {
+            report.add(
+                "wiring",
+                Status::Fail,
+                format!(
+                    "{}: found, but callus is not wired in (project or user scope): run `callus install {flag}`",
+                    host.slug()
+                ),
+            );
+        } else if !present {
+            report.add(
+                "wiring",
+                Status::Info,
+                format!("{}: not found on this machine", host.slug()),
+            );
+        }
+    }
+    if wired.is_empty()
+        && !report
+            .checks
+            .iter()
+            .any(|c| c.area == "wiring" && c.status == Status::Fail)
+    {
+        report.add(
+            "wiring",
+            Status::Fail,
+            "callus is not wired into any agent: run `callus install` (Claude Code) or `callus install --codex`",
+        );
+    }
+    check_binary(report, &binaries);
+    wired
+}
+
+fn host_present(host: HostKind) -> bool {
+    match host {
+        HostKind::Claude => {
+            user_home().join(".claude").is_dir() || find_on_path("claude").is_some()
+        }
+        HostKind::Codex => codex_home().is_dir() || find_on_path("codex").is_some(),
+    }
+}
+
+fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
+    let label = target.label();
+    let path = target.path.display();
+    let mut problems: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    for spec in target.host.specs() {
+        let hits: Vec<&Found> = found
+            .iter()
+            .filter(|f| f.event == spec.event && f.role == spec.role)
+            .collect();
+        let Some(f) = hits.first() else {
+            let what = format!("{} → callus {} is not wired", spec.event, spec.role.arg());
+            if spec.role == Role::Guard {
+                problems.push(format!("{what}: no call is screened"));
+            } else {
+                warnings.push(what);
+            }
+            continue;
+        };
+        if f.matcher.as_deref() != spec.matcher {
+            warnings.push(format!(
+                "{} matcher is {} (callus installs {})",
+                spec.event,
+                f.matcher.as_deref().unwrap_or("(all)"),
+                spec.matcher.unwrap_or("(all)")
+            ));
+        }
+        if target.host == HostKind::Codex && f.is_async {
+            problems.push(format!("{} is async: Codex skips async hooks", spec.event));
+        }
+    }
+    for f in found {
+        if !is_executable(&f.binary) {
+            problems.push(format!(
+                "stale binary path: {} calls {}, which is not an executable file (run `callus install` again)",
+                f.event,
+                f.binary.display()
+            ));
+        }
+    }
+    problems.dedup();
+    let events: Vec<String> = found
+        .iter()
+        .map(|f| match &f.matcher {
+            Some(m) => format!("{} [{m}] → {}", f.event, f.role.arg()),
+            None => format!("{} → {}", f.event, f.role.arg()),
+        })
+        .collect();
+    if problems.is_empty() {
+        report.add(
+            "wiring",
+            Status::Ok,
+            format!("{label}: {path}: {}", events.join(", ")),
+        );
+    }
+    for p in problems {
+        report.add("wiring", Status::Fail, format!("{label}: {path}: {p}"));
+    }
+    for w in warnings {
+        report.add("wiring", Status::Warn, format!("{label}: {path}: {w}"));
+    }
+    if target.host == HostKind::Codex {
+        check_trust(report, target, doc, found);
+    }
+}
+
+/// Codex skips a hook whose recorded `trusted_hash` is missing or stale, without a word.
+fn check_trust(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
+    let config = codex_home().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let recorded = codex_trust::recorded(&text);
+    let entries = codex_trust::entries(&target.path, &doc.value, found);
+    let mut untrusted = Vec::new();
+    let mut modified = Vec::new();
+    for e in &entries {
+        match recorded.iter().find(|(k, _)| *k == e.key) {
+            None => untrusted.push(e.key.clone()),
+            Some((_, h)) if *h != e.hash => modified.push(e.key.clone()),
+            Some(_) => {}
+        }
+    }
+    let label = target.label();
+    if untrusted.is_empty() && modified.is_empty() {
+        report.add(
+            "wiring",
+            Status::Ok,
+            format!(
+                "{label}: Codex trusts all {} hooks ({})",
+                entries.len(),
+                config.display()
+            ),
+        );
+    }
+    if !untrusted.is_empty() {
+        report.add(
+            "wiring",
+            Status::Fail,
+            format!(
+                "{label}: {} hook(s) untrusted — Codex skips them silently: {} (run `callus install --codex` or trust them with /hooks)",
+                untrusted.len(),
+                untrusted.join(", ")
+            ),
+        );
+    }
+    if !modified.is_empty() {
+        report.add(
+            "wiring",
+            Status::Fail,
+            format!(
+                "{label}: {} hook(s) modified since they were trusted — Codex skips them: {} (run `callus install --codex` again)",
+                modified.len(),
+                modified.join(", ")
+            ),
+        );
+    }
+    if target.scope == Scope::Project {
+        report.add(
+            "wiring",
+            Status::Info,
+            "codex project hooks load only when the project itself is trusted in Codex",
+        );
+    }
+}
+
+/// The binary on `PATH` should be the one the hooks call.
+fn check_binary(report: &mut Report, hook_binaries: &[PathBuf]) {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut called: Vec<PathBuf> = hook_binaries.to_vec();
+    called.sort();
+    called.dedup();
+    let running = std::env::current_exe().map(|p| canon(&p)).ok();
+    match find_on_path("callus") {
+        None => report.add(
+            "binary",
+            Status::Warn,
+            format!(
+                "callus is not on PATH (this one is {})",
+                running.as_deref().unwrap_or(Path::new("?")).display()
+            ),
+        ),
+        Some(on_path) => {
+            let real = canon(&on_path);
+            let differing: Vec<String> = called
+                .iter()
+                .filter(|b| is_executable(b) && canon(b) != real)
+                .map(|b| b.display().to_string())
+                .collect();
+            if differing.is_empty() {
+                report.add(
+                    "binary",
+                    Status::Ok,
+                    format!("callus on PATH: {}", on_path.display()),
+                );
+            } else {
+                report.add(
+                    "binary",
+                    Status::Warn,
+                    format!(
+                        "callus on PATH is {} but hooks call {}",
+                        on_path.display(),
+                        differing.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}

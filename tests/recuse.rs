@@ -1,0 +1,99 @@
+//! Integration tests: RECUSE halts. `recuse::scan` is what the recorder calls on each tool
+//! result; the blocking and the resume go through the real binary.
+
+use callus::config::Home;
+use callus::recuse;
+use serde_json::json;
+
+use crate::common::{Env, stderr, stdout};
+
+fn pre_tool_use(session: &str, command: &str) -> Vec<u8> {
+    json!({
+        "session_id": session,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": format!("toolu_{session}"),
+        "prompt_id": "p1",
+        "cwd": "/tmp",
+    })
+    .to_string()
+    .into_bytes()
+}
+
+const BASH_RESULT: &str = "Filesystem  Size  Used\n/dev/sda1  100G  80G\n\
+RECUSE/0.1 warn; reason=production\n\
+RECUSE/0.2 halt; reason=operator-request; id=abc-123\n\
+This operation is being halted by the operator.\n";
+
+#[test]
+fn a_halt_in_a_bash_result_blocks_only_that_session_until_resumed() {
+    let env = Env::new();
+    let home = Home::at(env.home_path());
+    // Before: both sessions run `ls`.
+    assert_eq!(
+        env.run(&["guard"], &pre_tool_use("sess-a", "ls"))
+            .status
+            .code(),
+        Some(0)
+    );
+    let signal = recuse::scan(&home, "sess-a", BASH_RESULT).expect("a signal");
+    assert!(
+        signal.is_stop(),
+        "the warn before it does not hide the halt"
+    );
+    assert_eq!(signal.id(), Some("abc-123"));
+
+    let o = env.run(&["guard"], &pre_tool_use("sess-a", "ls"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("reason=operator-request"), "{err}");
+    assert!(err.contains("id=abc-123"), "{err}");
+    assert!(err.contains("callus session resume sess-a"), "{err}");
+
+    let o = env.run(&["guard"], &pre_tool_use("sess-b", "ls"));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "another session is not halted: {}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty());
+
+    let o = env.run(&["session", "resume", "sess-a"], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("lifted the halt"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("abc-123"), "{}", stdout(&o));
+    let o = env.run(&["guard"], &pre_tool_use("sess-a", "ls"));
+    assert_eq!(o.status.code(), Some(0), "resumed: {}", stderr(&o));
+
+    let o = env.run(&["session", "resume", "sess-a"], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("was not halted"), "{}", stdout(&o));
+}
+
+#[test]
+fn advisories_are_returned_but_never_halt() {
+    let env = Env::new();
+    let home = Home::at(env.home_path());
+    let s = recuse::scan(&home, "sess-w", "RECUSE/0.1 throttle; reason=production").unwrap();
+    assert_eq!(s.directive, recuse::Directive::Throttle);
+    assert!(!s.is_stop());
+    assert_eq!(
+        env.run(&["guard"], &pre_tool_use("sess-w", "ls"))
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn a_malformed_sentinel_halts_fail_closed() {
+    let env = Env::new();
+    let home = Home::at(env.home_path());
+    let s = recuse::scan(&home, "sess-m", "output\nRECUSE/0.2 HALT now\n").unwrap();
+    assert!(s.is_stop());
+    let o = env.run(&["guard"], &pre_tool_use("sess-m", "echo hi"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("malformed"), "{}", stderr(&o));
+}
