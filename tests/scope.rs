@@ -694,3 +694,14 @@ fn scope_usage_errors_exit_3_so_2_always_means_a_violation() {
     assert_eq!(code(&env.run(&["scope", "verify", "--help"], b"")), 0);
     assert_eq!(code(&env.run(&["rules", "--bogus"], b"")), 2);
 }
+
+#[test]
+fn forbid_everything_asserts_the_run_writes_nothing() {
+    let env = Env::new();
+    env.write_repo("a.txt", "a\n");
+    declare(&env, "job18", &["--forbid", "**"]);
+    assert_eq!(verify_json(&env, "job18", 0)["decision"], "allow");
+    env.write_repo("a.txt", "b\n");
+    let v = verify_json(&env, "job18", 2);
+    assert_eq!(v["reason"], "scope:forbidden_path");
+}

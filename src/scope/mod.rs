@@ -9,10 +9,10 @@
 //! happen, and refuses to let the agent stop while the run is in violation. Scope verifies;
 //! it does not sandbox or roll back.
 //!
-//! Stages: [`declare`] (the declaration and its glob semantics, [`glob`]), [`fingerprint`]
-//! (what changed), [`checks`] (new findings only), [`verdict`] (the pure decision table),
-//! [`verify`] (the I/O around it), [`state`] (files under `$CALLUS_HOME/scope/<run-id>/`,
-//! and how the hook finds its run), [`render`], [`hook`], [`commands`].
+//! Files: `declare` (the declaration; its glob semantics in `glob`), `fingerprint` (what
+//! changed), `checks` (new findings only), `verdict` (the pure decision table), `verify` (the
+//! I/O around it), `state` (files under `$CALLUS_HOME/scope/<run-id>/`, and how the hook finds
+//! its run), `render`, `hook`, `commands`.
 //!
 //! # Exit codes
 //! Scope has its own contract, because a CI job branches on it:
