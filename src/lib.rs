@@ -50,7 +50,14 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::from(record::hook());
         }
     }
-    run(Cli::parse())
+    match Cli::try_parse() {
+        Ok(cli) => run(cli),
+        Err(e) => {
+            // Printing can only fail when stderr/stdout are gone; the exit code still tells.
+            let _ = e.print();
+            ExitCode::from(scope::usage_exit(&e, std::env::args_os().skip(1)))
+        }
+    }
 }
 
 /// Run a parsed command line and turn its result into an exit code.
@@ -72,7 +79,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Derive(a) => derive::run(&a),
         Command::Rules(c) => rules::commands::run(&c),
         Command::Report(a) => report::run(&a),
-        Command::Scope(c) => scope::run(&c),
+        Command::Scope(c) => return ExitCode::from(scope::run(&c)),
         Command::Install(a) => install::install(&a),
         Command::Uninstall(a) => install::uninstall(&a),
         Command::Doctor(a) => doctor::run(&a),
