@@ -3,6 +3,7 @@
 
 mod common;
 mod derive;
+mod e2e;
 mod guard;
 mod install;
 mod prune;
