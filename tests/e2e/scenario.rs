@@ -699,7 +699,8 @@ impl Outcome {
         }
     }
 
-    /// `callus doctor` reports everything wired and firing: exit 0 and no ✗ line.
+    /// `callus doctor` reports everything wired and firing: exit 0, no ✗ line, and in
+    /// `--json` no failed check, an ok `wiring` and an ok `firing` check for this host.
     pub(crate) fn assert_doctor(&self) {
         self.assert_client_ran();
         let (human, json) = self
@@ -707,29 +708,39 @@ impl Outcome {
             .as_ref()
             .unwrap_or_else(|| panic!("{}: doctor was not run", self.what()));
         assert!(
-            human.success(),
+            human.success()
+                && !human
+                    .stdout
+                    .lines()
+                    .any(|l| l.trim_start().starts_with('✗')),
             "{}: callus doctor: {}\ninstall: {}",
             self.what(),
             human.describe(),
             self.install_output()
         );
+        let report: Value = serde_json::from_str(&json.stdout)
+            .unwrap_or_else(|e| panic!("doctor --json is not JSON ({e}): {}", json.describe()));
+        assert!(json.success() && report["ok"] == true, "{report:#}");
+        let checks = report["checks"].as_array().cloned().unwrap_or_default();
+        let failed: Vec<&Value> = checks.iter().filter(|c| c["status"] == "fail").collect();
         assert!(
-            !human
-                .stdout
-                .lines()
-                .any(|l| l.trim_start().starts_with('✗')),
-            "{}: callus doctor: {}",
-            self.what(),
-            human.describe()
+            failed.is_empty(),
+            "{}: failed checks {failed:#?}",
+            self.what()
         );
-        assert!(
-            json.success(),
-            "{}: callus doctor --json: {}",
-            self.what(),
-            json.describe()
-        );
-        let _: Value = serde_json::from_str(&json.stdout)
-            .unwrap_or_else(|e| panic!("doctor --json is not JSON ({e}): {}", json.stdout));
+        let host = match self.client {
+            Client::Claude => "claude-code",
+            Client::Codex => "codex",
+        };
+        for area in ["wiring", "firing"] {
+            assert!(
+                checks.iter().any(|c| c["area"] == area
+                    && c["status"] == "ok"
+                    && c["message"].as_str().is_some_and(|m| m.contains(host))),
+                "{}: no ok `{area}` check for {host}: {checks:#?}",
+                self.what()
+            );
+        }
     }
 
     /// Codex ran the hooks `callus install --codex` set up without the bypass flag: Codex's
