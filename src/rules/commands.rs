@@ -1,10 +1,156 @@
-//! The `rules` subcommands: list, show and promote.
+//! The `rules` subcommands: `list` (every active rule with its layer, action, tier and last
+//! firing), `show` (one ruleset: the built-in starter set, a layer, or a file) and `promote`
+//! (see [`super::promote`]).
 //!
-//! Not built yet: every entry point says so with a usage-class error.
+//! stdout carries the result (a table for people, JSON with `--json`); nothing here writes
+//! except `promote`.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use super::layers::{LayerPaths, STARTER_JSON};
+use super::{RuleSet, parse_document};
+use crate::cli::RulesCommand;
+use crate::config::Home;
+use crate::guard::commands::{print_json, table};
 use crate::{Error, Exit, Result};
 
-/// Entry point (not built yet).
-pub fn run(_cmd: &crate::cli::RulesCommand) -> Result<Exit> {
-    Err(Error::Invalid("this command is not built yet".into()))
+/// Dispatch `callus rules …`.
+pub fn run(cmd: &RulesCommand) -> Result<Exit> {
+    match cmd {
+        RulesCommand::List { json } => list(*json),
+        RulesCommand::Show { which, json } => show(which, *json),
+        RulesCommand::Promote(args) => super::promote::run(args),
+    }
+}
+
+/// `callus rules list [--json]`.
+fn list(as_json: bool) -> Result<Exit> {
+    let home = Home::from_env();
+    let cwd = std::env::current_dir().ok();
+    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let last = match crate::store::open_existing(&home.db_path())? {
+        Some(conn) => last_firings(&conn)?,
+        None => HashMap::new(),
+    };
+    let rows: Vec<Value> = rules
+        .rules()
+        .map(|(layer, rule)| {
+            json!({
+                "id": rule.id,
+                "layer": layer.kind.as_str(),
+                "file": layer.name(),
+                "action": layer.effective_action(rule).as_str(),
+                "declared_action": rule.action.as_str(),
+                "tier": rule.tier(),
+                "pinned": rule.pinned,
+                "promoted": rule.promoted().map(|d| d.to_string()),
+                "last_fired": last.get(&rule.id),
+            })
+        })
+        .collect();
+    if as_json {
+        print_json(&Value::Array(rows));
+        return Ok(Exit::Ok);
+    }
+    let mut t = table(&["id", "layer", "action", "tier", "pinned", "last fired"]);
+    for r in &rows {
+        let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+        let action = if r["action"] == r["declared_action"] {
+            s("action")
+        } else {
+            format!("{} (as written: {})", s("action"), s("declared_action"))
+        };
+        t.add_row(vec![
+            s("id"),
+            s("layer"),
+            action,
+            s("tier"),
+            if r["pinned"] == true { "pinned" } else { "" }.to_string(),
+            s("last_fired"),
+        ]);
+    }
+    println!("{t}");
+    Ok(Exit::Ok)
+}
+
+/// The latest firing of each rule id in the audit chain (RFC 3339).
+fn last_firings(conn: &Connection) -> Result<HashMap<String, String>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT json_extract(f.value, '$.id'), max(a.ts_ms)
+             FROM audit a, json_each(a.record, '$.fired') f
+             WHERE json_valid(a.record)
+             GROUP BY 1",
+        )
+        .map_err(|e| Error::sql("read last firings", e))?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?))
+        })
+        .map_err(|e| Error::sql("read last firings", e))?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let (id, ms) = row.map_err(|e| Error::sql("read last firings", e))?;
+        if let (Some(id), Some(t)) = (id, ms.and_then(chrono::DateTime::from_timestamp_millis)) {
+            out.insert(id, t.format("%Y-%m-%d %H:%M").to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// `callus rules show starter|user|project|candidates|PATH [--json]`.
+fn show(which: &str, as_json: bool) -> Result<Exit> {
+    let home = Home::from_env();
+    let cwd = std::env::current_dir().ok();
+    let paths = LayerPaths::resolve(&home, cwd.as_deref());
+    let (name, text) = match which {
+        "starter" => ("starter".to_string(), STARTER_JSON.to_string()),
+        other => {
+            let path: PathBuf = match other {
+                "user" => paths.user,
+                "candidates" => paths.candidates,
+                "project" => paths.project.ok_or_else(|| {
+                    Error::Invalid("not inside a git repository: there is no project layer".into())
+                })?,
+                path => PathBuf::from(path),
+            };
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            (path.display().to_string(), text)
+        }
+    };
+    let doc = parse_document(&name, &text)?;
+    if as_json {
+        let value: Value = serde_json::from_str(&text).map_err(|e| Error::json(&name, e))?;
+        print_json(&value);
+        return Ok(Exit::Ok);
+    }
+    println!("{name}: {} rule(s)", doc.rules.len());
+    let mut t = table(&["id", "tool", "action", "match", "patterns", "message"]);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+        .set_width(140);
+    for r in &doc.rules {
+        let mut patterns: Vec<String> = r.any.iter().map(|p| p.source().to_string()).collect();
+        patterns.extend(r.unless.iter().map(|p| format!("unless {}", p.source())));
+        if patterns.is_empty() {
+            patterns.push("(tool-wide)".into());
+        }
+        let mut action = r.action.to_string();
+        if r.pinned {
+            action.push_str(", pinned");
+        }
+        t.add_row(vec![
+            r.id.clone(),
+            r.tool.clone(),
+            action,
+            format!("{:?}", r.match_mode).to_lowercase(),
+            patterns.join("\n"),
+            r.message.clone().unwrap_or_default(),
+        ]);
+    }
+    println!("{t}");
+    Ok(Exit::Ok)
 }

@@ -8,12 +8,14 @@
 //! derive's backtest and prune's re-evaluation share the guard's exact matcher without
 //! depending on the guard.
 
+pub mod backtest;
 pub mod check;
 pub mod commands;
 pub mod field;
 pub mod glob;
 pub mod layers;
 pub mod pattern;
+pub mod promote;
 pub mod tier;
 
 use std::cell::{OnceCell, RefCell};

@@ -1,0 +1,322 @@
+//! The measured effect of a rule: the failure rate of the calls it matches before and after
+//! the date enforcement began, with attempt counts, a two-proportion test and the change in
+//! attempt volume.
+//!
+//! The populations are re-evaluated with the real matcher ([`crate::rules::backtest`]), so
+//! `unless`, `match: segment`, `norm` and flags count and no rule is skipped for lacking an
+//! explicit `field` (callusguard's evidence report did both: spec §15.1 item 57). The test is
+//! the pooled two-proportion z-test, two-sided, at [`ALPHA`]; it is only trusted when both
+//! sides have [`MIN_SIDE_ATTEMPTS`] attempts. Rates are observational: nothing here controls
+//! for what else changed, which is why the attempt counts and the volume note travel with them.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::rules::Rule;
+use crate::rules::backtest::StoredCall;
+
+/// Significance level of the two-sided test.
+pub const ALPHA: f64 = 0.05;
+/// Fewest attempts on each side before a difference (or its absence) means anything.
+pub const MIN_SIDE_ATTEMPTS: u64 = 30;
+/// Attempts per day after promotion below this share of the rate before is a collapse: the
+/// agent stopped reaching for the command, so the remaining attempts are a different crowd.
+pub const VOLUME_COLLAPSE_BELOW: f64 = 0.5;
+
+const DAY_MS: f64 = 86_400_000.0;
+
+/// One side of the split.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Side {
+    /// Matched settled calls.
+    pub attempts: u64,
+    /// Failures among them.
+    pub failures: u64,
+    /// Days of recorded history on this side.
+    pub days: f64,
+}
+
+impl Side {
+    /// Failure rate, `None` without attempts.
+    #[must_use]
+    pub fn rate(&self) -> Option<f64> {
+        (self.attempts > 0).then(|| self.failures as f64 / self.attempts as f64)
+    }
+
+    /// Attempts per day of history.
+    #[must_use]
+    pub fn per_day(&self) -> f64 {
+        self.attempts as f64 / self.days.max(1.0)
+    }
+}
+
+/// What the numbers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The failure rate fell significantly.
+    Helped,
+    /// The failure rate rose significantly with similar volume.
+    Harmful,
+    /// The failure rate rose, but attempt volume collapsed: behaviour changed, the rate among
+    /// the remaining attempts is not comparable (callusguard's bare-psql case).
+    VolumeShift,
+    /// No significant change with enough attempts on both sides.
+    NoEffect,
+    /// Too few attempts on a side to say anything.
+    TooLittleData,
+}
+
+impl Outcome {
+    /// The kebab-case label.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Helped => "helped",
+            Outcome::Harmful => "harmful",
+            Outcome::VolumeShift => "volume-shift",
+            Outcome::NoEffect => "no-effect",
+            Outcome::TooLittleData => "too-little-data",
+        }
+    }
+}
+
+/// The before/after measurement of one rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Effect {
+    /// The split date (`meta.promoted`, else `meta.added`).
+    #[serde(serialize_with = "as_date")]
+    pub promoted: chrono::NaiveDate,
+    /// Calls before the split.
+    pub before: Side,
+    /// Calls on or after the split.
+    pub after: Side,
+    /// z statistic (after − before), when both sides have attempts and the pool varies.
+    pub z: Option<f64>,
+    /// Two-sided p-value of the z statistic.
+    pub p_value: Option<f64>,
+    /// Change of attempts per day, after over before, minus one (−0.82 = 82% fewer).
+    pub volume_change: Option<f64>,
+    /// Attempt volume per day fell below [`VOLUME_COLLAPSE_BELOW`] of what it was.
+    pub volume_collapsed: bool,
+    /// The reading.
+    pub outcome: Outcome,
+}
+
+impl Effect {
+    /// A one-line account: `19.1% (n=131) → 1.4% (n=142), p=0.000`.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let side = |s: &Side| match s.rate() {
+            Some(r) => format!("{:.1}% (n={})", r * 100.0, s.attempts),
+            None => "n/a (n=0)".to_string(),
+        };
+        let mut out = format!("{} → {}", side(&self.before), side(&self.after));
+        if let Some(p) = self.p_value {
+            let _ = write!(out, ", p={p:.3}");
+        }
+        out
+    }
+
+    /// The volume note, when attempt volume collapsed after promotion.
+    #[must_use]
+    pub fn volume_note(&self) -> Option<String> {
+        self.volume_collapsed.then(|| {
+            format!(
+                "attempt volume fell {} → {} ({:+.0}% per day) after promotion: the agent stopped reaching for it, so the failure rate of the remaining attempts is not comparable",
+                self.before.attempts,
+                self.after.attempts,
+                self.volume_change.unwrap_or(0.0) * 100.0
+            )
+        })
+    }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's serialize_with passes a reference
+fn as_date<S: serde::Serializer>(d: &chrono::NaiveDate, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(d)
+}
+
+/// The recorded history a measurement may use: `[start_ms, end_ms]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    /// First recorded call (or the period start).
+    pub start_ms: i64,
+    /// Last recorded call (or the period end).
+    pub end_ms: i64,
+}
+
+impl Span {
+    /// The span of `calls` (oldest first), `None` when empty.
+    #[must_use]
+    pub fn of(calls: &[StoredCall]) -> Option<Self> {
+        Some(Span {
+            start_ms: calls.first()?.started_ms,
+            end_ms: calls.last()?.started_ms,
+        })
+    }
+}
+
+/// Measure `rule` over `calls`, of which it fires on those at indices `matched` (see
+/// [`crate::rules::backtest::matching`]), split at its promotion date. `None` when it has no
+/// date or the date is not strictly inside `span` (nothing to compare).
+#[must_use]
+pub fn measure(rule: &Rule, calls: &[StoredCall], matched: &[usize], span: Span) -> Option<Effect> {
+    let promoted = rule.promoted()?;
+    let split_ms = promoted.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis();
+    if split_ms <= span.start_ms || split_ms > span.end_ms {
+        return None;
+    }
+    let mut before = Side {
+        days: (split_ms - span.start_ms) as f64 / DAY_MS,
+        ..Side::default()
+    };
+    let mut after = Side {
+        days: (span.end_ms - split_ms) as f64 / DAY_MS,
+        ..Side::default()
+    };
+    for call in matched.iter().map(|&i| &calls[i]) {
+        if call.started_ms < span.start_ms || call.started_ms > span.end_ms {
+            continue;
+        }
+        let side = if call.started_ms < split_ms {
+            &mut before
+        } else {
+            &mut after
+        };
+        side.attempts += 1;
+        side.failures += u64::from(call.failed);
+    }
+    Some(judge(promoted, before, after))
+}
+
+/// Compare two sides and read the outcome.
+#[must_use]
+pub fn judge(promoted: chrono::NaiveDate, before: Side, after: Side) -> Effect {
+    let test = two_proportion(
+        before.failures,
+        before.attempts,
+        after.failures,
+        after.attempts,
+    );
+    let volume_change = (before.attempts > 0).then(|| after.per_day() / before.per_day() - 1.0);
+    let volume_collapsed = volume_change.is_some_and(|c| c + 1.0 < VOLUME_COLLAPSE_BELOW);
+    let enough = before.attempts >= MIN_SIDE_ATTEMPTS && after.attempts >= MIN_SIDE_ATTEMPTS;
+    let outcome = match test {
+        _ if !enough => Outcome::TooLittleData,
+        Some((z, p)) if p < ALPHA && z > 0.0 && volume_collapsed => Outcome::VolumeShift,
+        Some((z, p)) if p < ALPHA && z > 0.0 => Outcome::Harmful,
+        Some((_, p)) if p < ALPHA => Outcome::Helped,
+        _ => Outcome::NoEffect,
+    };
+    Effect {
+        promoted,
+        before,
+        after,
+        z: test.map(|t| t.0),
+        p_value: test.map(|t| t.1),
+        volume_change,
+        volume_collapsed,
+        outcome,
+    }
+}
+
+/// Pooled two-proportion z-test of `f2/n2` against `f1/n1`: `(z, two-sided p)`. `None` when a
+/// side is empty; `(0, 1)` when the pooled rate is 0 or 1 (no variation, no difference).
+#[must_use]
+pub fn two_proportion(f1: u64, n1: u64, f2: u64, n2: u64) -> Option<(f64, f64)> {
+    if n1 == 0 || n2 == 0 {
+        return None;
+    }
+    let (f1, n1, f2, n2) = (f1 as f64, n1 as f64, f2 as f64, n2 as f64);
+    let pooled = (f1 + f2) / (n1 + n2);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+    if se == 0.0 || !se.is_finite() {
+        return Some((0.0, 1.0));
+    }
+    let z = (f2 / n2 - f1 / n1) / se;
+    Some((z, erfc(z.abs() / std::f64::consts::SQRT_2)))
+}
+
+/// The complementary error function (Numerical Recipes' `erfcc`, relative error < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day() -> chrono::NaiveDate {
+        chrono::NaiveDate::from_ymd_opt(2026, 6, 1).unwrap()
+    }
+
+    fn side(failures: u64, attempts: u64) -> Side {
+        Side {
+            attempts,
+            failures,
+            days: 30.0,
+        }
+    }
+
+    #[test]
+    fn erfc_matches_known_values() {
+        assert!((erfc(0.0) - 1.0).abs() < 1e-6);
+        assert!((erfc(1.0) - 0.157_299_2).abs() < 1e-6);
+        assert!((erfc(-1.0) - 1.842_700_8).abs() < 1e-6);
+        // Two-sided p of z = 1.96 is 0.05.
+        assert!((erfc(1.96 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-3);
+    }
+
+    #[test]
+    fn z_test_by_hand() {
+        // 25/131 vs 2/142: pooled 27/273; se = sqrt(p(1-p)(1/131+1/142)).
+        let (z, p) = two_proportion(25, 131, 2, 142).unwrap();
+        let pooled: f64 = 27.0 / 273.0;
+        let se = (pooled * (1.0 - pooled) * (1.0 / 131.0 + 1.0 / 142.0)).sqrt();
+        assert!((z - (2.0 / 142.0 - 25.0 / 131.0) / se).abs() < 1e-12);
+        assert!(z < -4.0 && p < 1e-4);
+        assert_eq!(two_proportion(0, 10, 0, 10), Some((0.0, 1.0)));
+        assert_eq!(two_proportion(1, 0, 0, 10), None);
+    }
+
+    #[test]
+    fn callusguards_published_shapes_read_as_expected() {
+        // cli-missing-required-flag: 19.1% → 1.4%, similar volume.
+        assert_eq!(
+            judge(day(), side(25, 131), side(2, 142)).outcome,
+            Outcome::Helped
+        );
+        // macos-timeout-not-installed: 26.2% → 26.8%.
+        assert_eq!(
+            judge(day(), side(131, 500), side(134, 500)).outcome,
+            Outcome::NoEffect
+        );
+        // fetch-dead-domain-retry: 7.0% → 17.3%, similar volume.
+        assert_eq!(
+            judge(day(), side(21, 300), side(52, 300)).outcome,
+            Outcome::Harmful
+        );
+        // bare-psql-no-target: 7.6% → 19.0% but 980 → 174 attempts.
+        let e = judge(day(), side(74, 980), side(33, 174));
+        assert_eq!(e.outcome, Outcome::VolumeShift);
+        assert!(e.volume_note().unwrap().contains("980 → 174"));
+        // A big drop on 10 attempts says nothing.
+        assert_eq!(
+            judge(day(), side(5, 10), side(0, 10)).outcome,
+            Outcome::TooLittleData
+        );
+    }
+}

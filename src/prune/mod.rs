@@ -1,0 +1,285 @@
+//! Prune: a lifecycle verdict for every active rule, from its firings and measured outcomes.
+//!
+//! For each rule of every layer (starter, user, project, env, candidates) prune reads, from
+//! the store: its firings in the window (the audit chain, [`window`]); the outcome of each call
+//! it nudged or monitored (joined to `tool_calls` by `tool_use_id`); the evidence tier of the
+//! calls it matches in the window, re-evaluated with the real matcher; and, when its promotion
+//! date falls inside the recorded history, the failure rate of its matched calls before and
+//! after that date ([`effect`]). [`verdict`] turns that into one of `harmful`, `no-effect`,
+//! `promote`, `review`, `prune`, `keep`; [`render`] prints it. Prune never edits a ruleset.
+//!
+//! A missing or empty store is not silence: every rule then reads as `prune` "for lack of
+//! evidence", and the rendering says so loudly (callusguard spec §7.4).
+
+pub mod effect;
+pub mod render;
+pub mod verdict;
+pub mod window;
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::cli::PruneArgs;
+use crate::config::Home;
+use crate::rules::backtest::{Backtest, load_calls, matching, summarize};
+use crate::rules::layers::LayerPaths;
+use crate::rules::{Action, RuleSet};
+use crate::{Error, Exit, Result};
+use effect::{Effect, Span};
+use verdict::{Facts, TierSource, Verdict};
+use window::Firings;
+
+/// What happened to the calls a rule nudged or only monitored (they ran).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Followed {
+    /// Firings with a nudge or monitor action.
+    pub calls: u64,
+    /// Of those, calls that succeeded.
+    pub success: u64,
+    /// Calls that failed.
+    pub failure: u64,
+    /// Calls interrupted, denied or still pending.
+    pub other: u64,
+    /// Firings whose call the store has no row for (or no `tool_use_id`).
+    pub unrecorded: u64,
+}
+
+/// The verdict on one rule, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleVerdict {
+    /// Rule id.
+    pub id: String,
+    /// Layer kind.
+    pub layer: &'static str,
+    /// Layer file (`starter` for the built-in set).
+    pub file: String,
+    /// The action the guard applies.
+    pub action: Action,
+    /// The action as written.
+    pub declared_action: Action,
+    /// A protective rule prune never cuts.
+    pub pinned: bool,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in one word.
+    pub basis: &'static str,
+    /// Why, for people.
+    pub reason: String,
+    /// For `promote`: the strongest action its evidence allows.
+    pub promote_to: Option<Action>,
+    /// Firings in the window.
+    pub count: u64,
+    /// Latest dated firing (RFC 3339).
+    pub last_seen: Option<String>,
+    /// The evidence tier the verdict used.
+    pub tier: Option<&'static str>,
+    /// Where the tier came from.
+    pub tier_source: Option<TierSource>,
+    /// The calls it matches in the window.
+    pub matched: Backtest,
+    /// Outcomes of the calls it nudged or monitored in the window.
+    pub followed: Followed,
+    /// Before/after its promotion date, over the whole recorded history.
+    pub effect: Option<Effect>,
+    /// The volume-collapse note, when attempts fell after promotion.
+    pub note: Option<String>,
+}
+
+/// The whole prune report (also the `--json` document).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The active layers, in evaluation order.
+    pub layers: Vec<String>,
+    /// The store read.
+    pub store: String,
+    /// Window in days.
+    pub window_days: u32,
+    /// Start of the window (RFC 3339).
+    pub since: String,
+    /// Audit records in the window (dated in-window plus undated).
+    pub events_in_window: u64,
+    /// Every decision record in the chain.
+    pub events_total: u64,
+    /// Records with no parseable `ts`, counted regardless.
+    pub undated_events: u64,
+    /// Records that did not parse (skipped).
+    pub corrupt_events: u64,
+    /// False for a missing or empty audit chain.
+    pub audit_readable: bool,
+    /// Settled calls the store holds (the population effects are measured on).
+    pub recorded_calls: u64,
+    /// One verdict per active rule.
+    pub rules: Vec<RuleVerdict>,
+    /// Rules that fired in the window but are not declared in any active layer.
+    pub orphan_rule_ids: Vec<String>,
+    /// Rules per verdict.
+    pub counts: BTreeMap<&'static str, u64>,
+}
+
+/// `callus guard prune [--days N] [--json]`.
+pub fn run(args: &PruneArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    let cwd = std::env::current_dir().ok();
+    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let db = home.db_path();
+    let conn = crate::store::open_existing(&db)?;
+    let report = build(
+        &rules,
+        conn.as_ref(),
+        &db.display().to_string(),
+        args.days,
+        Utc::now(),
+    )?;
+    if args.json {
+        crate::guard::commands::print_json(
+            &serde_json::to_value(&report).map_err(|e| Error::json("prune report", e))?,
+        );
+    } else {
+        print!("{}", render::text(&report));
+    }
+    Ok(Exit::Ok)
+}
+
+/// Build the report for `rules` from the store (`None`: there is no store) at time `now`.
+pub fn build(
+    rules: &RuleSet,
+    conn: Option<&Connection>,
+    store: &str,
+    days: u32,
+    now: DateTime<Utc>,
+) -> Result<Report> {
+    let since = now - chrono::Duration::days(i64::from(days));
+    let (firings, calls) = match conn {
+        Some(c) => (window::read(c, since)?, load_calls(c, None, None)?),
+        None => (Firings::default(), Vec::new()),
+    };
+    let span = Span::of(&calls);
+    let since_ms = since.timestamp_millis();
+    let first_in_window = calls.partition_point(|c| c.started_ms < since_ms);
+    // A promoted candidate may still be listed in candidates.json: the first declaration wins.
+    let mut seen = HashSet::new();
+    let active: Vec<_> = rules
+        .rules()
+        .filter(|(_, r)| seen.insert(r.id.as_str()))
+        .collect();
+    let only_rules: Vec<&crate::rules::Rule> = active.iter().map(|(_, r)| *r).collect();
+    let matched_all = matching(&only_rules, &calls);
+    let mut out = Vec::new();
+    for ((layer, rule), idx) in active.into_iter().zip(&matched_all) {
+        let tally = firings.by_rule.get(&rule.id);
+        let count = tally.map_or(0, |t| t.count);
+        let in_window: Vec<usize> = idx
+            .iter()
+            .filter(|&&i| i >= first_in_window)
+            .copied()
+            .collect();
+        let matched = summarize(&calls, &in_window);
+        let followed = match (conn, tally) {
+            (Some(c), Some(t)) => followed(c, t)?,
+            _ => Followed::default(),
+        };
+        let effect = span.and_then(|s| effect::measure(rule, &calls, idx, s));
+        let tier = measured_or_meta_tier(&matched, rule.tier());
+        let action = layer.effective_action(rule);
+        let j = verdict::classify(&Facts {
+            action,
+            pinned: rule.pinned,
+            count,
+            window_days: days,
+            tier,
+            effect: effect.as_ref(),
+        });
+        out.push(RuleVerdict {
+            id: rule.id.clone(),
+            layer: layer.kind.as_str(),
+            file: layer.name(),
+            action,
+            declared_action: rule.action,
+            pinned: rule.pinned,
+            verdict: j.verdict,
+            basis: j.basis,
+            reason: j.reason,
+            promote_to: j.promote_to,
+            count,
+            last_seen: tally.and_then(|t| t.last_seen).map(|t| t.to_rfc3339()),
+            tier: tier.map(|t| t.0.label()),
+            tier_source: tier.map(|t| t.1),
+            matched,
+            followed,
+            note: effect.as_ref().and_then(Effect::volume_note),
+            effect,
+        });
+    }
+    let orphan_rule_ids = firings
+        .by_rule
+        .keys()
+        .filter(|id| !seen.contains(id.as_str()))
+        .cloned()
+        .collect();
+    let mut counts: BTreeMap<&'static str, u64> =
+        Verdict::ALL.iter().map(|v| (v.as_str(), 0)).collect();
+    for r in &out {
+        *counts.entry(r.verdict.as_str()).or_default() += 1;
+    }
+    Ok(Report {
+        layers: rules.layers.iter().map(crate::rules::Layer::name).collect(),
+        store: store.to_string(),
+        window_days: days,
+        since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        events_in_window: firings.events_in_window,
+        events_total: firings.events_total,
+        undated_events: firings.undated,
+        corrupt_events: firings.corrupt,
+        audit_readable: firings.events_total > 0,
+        recorded_calls: calls.len() as u64,
+        rules: out,
+        orphan_rule_ids,
+        counts,
+    })
+}
+
+/// The tier of what the rule matched in the window when anything was recorded, else the
+/// `meta.tier` frozen at derivation.
+fn measured_or_meta_tier(
+    matched: &Backtest,
+    meta: Option<&str>,
+) -> Option<(crate::rules::tier::Tier, TierSource, Option<f64>, u64)> {
+    if matched.matched > 0 {
+        let (t, rate) = matched.tier();
+        return Some((t, TierSource::Measured, rate, matched.matched));
+    }
+    let t = crate::rules::tier::Tier::parse(meta?)?;
+    Some((t, TierSource::Meta, None, 0))
+}
+
+/// Join the nudge/monitor firings of a rule to the outcome of their calls.
+fn followed(conn: &Connection, tally: &window::Tally) -> Result<Followed> {
+    let mut stmt = conn
+        .prepare_cached("SELECT status FROM tool_calls WHERE tool_use_id = ?1")
+        .map_err(|e| Error::sql("join firings to outcomes", e))?;
+    let mut out = Followed::default();
+    for f in tally
+        .firings
+        .iter()
+        .filter(|f| f.action == "nudge" || f.action == "monitor")
+    {
+        out.calls += 1;
+        let status: Option<String> = match &f.tool_use_id {
+            Some(id) => stmt
+                .query_row([id], |r| r.get(0))
+                .optional()
+                .map_err(|e| Error::sql("join firings to outcomes", e))?,
+            None => None,
+        };
+        match status.as_deref() {
+            None => out.unrecorded += 1,
+            Some("success") => out.success += 1,
+            Some("failure") => out.failure += 1,
+            Some(_) => out.other += 1,
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,392 @@
+//! The evidence report: what was recorded, what derive would have proposed week by week, what
+//! was promoted, and whether each promoted rule changed the failure rate of the calls it
+//! matches (callusguard spec §12, with its defects fixed: spec §15.1 items 57–58).
+//!
+//! Guarantees: the period is half-open `[since, until)` and applies to every total (sessions
+//! included); the funnel replays derive with attempt counts ([`funnel`]); the promotion rate
+//! divides by unique candidates; the effect table covers every promoted rule (`meta.promoted`)
+//! of every layer, re-evaluated with the real matcher, with attempt counts, a two-proportion
+//! test, the change in attempt volume and a reading ([`crate::prune::effect`]). Output is a
+//! text summary, `--json`, or one self-contained HTML file ([`html`]).
+
+pub mod funnel;
+pub mod html;
+pub mod period;
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use serde::Serialize;
+
+use crate::cli::ReportArgs;
+use crate::config::Home;
+use crate::prune::effect::{self, Effect, Span};
+use crate::rules::backtest::{load_calls, matching};
+use crate::rules::layers::{LayerKind, LayerPaths};
+use crate::rules::{Action, RuleSet};
+use crate::{Error, Exit, Result};
+use funnel::Funnel;
+
+/// The observational caveat printed with every effect table.
+pub const CAVEAT: &str = "Rates are observational: nothing controlled what else changed between before and after. Read every rate with its attempt count and the volume change.";
+
+/// Corpus totals over the period.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    /// Distinct sessions with a call in the period.
+    pub sessions: u64,
+    /// Every recorded call in the period.
+    pub tool_calls: u64,
+    /// Calls that failed.
+    pub failures: u64,
+    /// Calls refused (permission rule, hook, user): not attempts.
+    pub denied: u64,
+    /// `failures / (successes + failures)`.
+    pub fail_rate: Option<f64>,
+    /// Guard decisions in the period where a rule fired, by decision.
+    pub verdicts: std::collections::BTreeMap<String, u64>,
+}
+
+/// Promoted rules and the promotion rate.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Promoted {
+    /// Ids of every rule with `meta.promoted`.
+    pub ids: Vec<String>,
+    /// Of those, promoted from derived evidence (they carry `meta.tier`).
+    pub derived: u64,
+    /// Of those, written by hand from principle (no `meta.tier`).
+    pub authored: u64,
+    /// `derived / funnel.unique`.
+    pub rate: Option<f64>,
+}
+
+/// One row of the effect table.
+#[derive(Debug, Clone, Serialize)]
+pub struct EffectRow {
+    /// Rule id.
+    pub id: String,
+    /// Layer kind.
+    pub layer: &'static str,
+    /// The action the guard applies.
+    pub action: Action,
+    /// The promotion date.
+    pub promoted: String,
+    /// The measurement; `None` when the promotion date is outside the period's calls.
+    pub effect: Option<Effect>,
+    /// `helped`, `harmful`, `volume-shift`, `no-effect`, `too-little-data`, or
+    /// `not-measurable` when the date is outside the recorded period.
+    pub reading: &'static str,
+    /// Significant at the test's level.
+    pub significant: bool,
+    /// The volume-collapse note.
+    pub note: Option<String>,
+}
+
+/// The whole report (also the `--json` document).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Start of the period (RFC 3339).
+    pub since: String,
+    /// End of the period, exclusive (RFC 3339).
+    pub until: String,
+    /// Length in days.
+    pub days: f64,
+    /// Corpus totals.
+    pub totals: Totals,
+    /// The derivation funnel.
+    pub funnel: Option<Funnel>,
+    /// Promoted rules.
+    pub promoted: Promoted,
+    /// Before/after per promoted rule.
+    pub effect: Vec<EffectRow>,
+    /// The observational caveat.
+    pub caveat: &'static str,
+}
+
+/// `callus report [--since] [--until] [--json | --html FILE]`.
+pub fn run(args: &ReportArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    let cwd = std::env::current_dir().ok();
+    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let now = Utc::now();
+    let conn = crate::store::open_existing(&home.db_path())?;
+    let until = match &args.until {
+        Some(s) => period::parse_point(s, now)?,
+        None => now,
+    };
+    let since = match &args.since {
+        Some(s) => period::parse_point(s, now)?,
+        None => first_call(conn.as_ref())?.unwrap_or(until - chrono::Duration::days(30)),
+    };
+    if since >= until {
+        return Err(Error::Invalid(format!(
+            "--since {} is not before --until {}",
+            since.to_rfc3339(),
+            until.to_rfc3339()
+        )));
+    }
+    if conn.is_none() {
+        eprintln!(
+            "callus: no store at {}: the report has nothing recorded to count",
+            home.db_path().display()
+        );
+    }
+    let report = build(&rules, conn.as_ref(), since, until)?;
+    if let Some(path) = &args.html {
+        let page = html::render(&report);
+        std::fs::write(path, page).map_err(|e| Error::io(path, e))?;
+        eprintln!("wrote {}", path.display());
+    } else if args.json {
+        crate::guard::commands::print_json(
+            &serde_json::to_value(&report).map_err(|e| Error::json("report", e))?,
+        );
+    } else {
+        print!("{}", text(&report));
+    }
+    Ok(Exit::Ok)
+}
+
+fn first_call(conn: Option<&Connection>) -> Result<Option<DateTime<Utc>>> {
+    let Some(conn) = conn else { return Ok(None) };
+    let ms: Option<i64> = conn
+        .query_row(
+            "SELECT min(started_ms) FROM tool_calls WHERE started_ms IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| Error::sql("read first call", e))?;
+    Ok(ms.and_then(DateTime::from_timestamp_millis))
+}
+
+/// Build the report over `[since, until)`.
+pub fn build(
+    rules: &RuleSet,
+    conn: Option<&Connection>,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Report> {
+    let (s, u) = (since.timestamp_millis(), until.timestamp_millis());
+    let (totals, funnel, calls) = match conn {
+        Some(c) => (
+            totals(c, s, u)?,
+            Some(funnel::replay(
+                c,
+                since,
+                until,
+                funnel::Settings::default(),
+            )?),
+            load_calls(c, Some(s), Some(u))?,
+        ),
+        None => (Totals::default(), None, Vec::new()),
+    };
+    let span = Span::of(&calls);
+    let mut promoted = Promoted::default();
+    let mut rows = Vec::new();
+    let chosen: Vec<_> = rules
+        .rules()
+        .filter(|(layer, rule)| {
+            layer.kind != LayerKind::Candidates && rule.meta.contains_key("promoted")
+        })
+        .collect();
+    let only_rules: Vec<&crate::rules::Rule> = chosen.iter().map(|(_, r)| *r).collect();
+    let matched = matching(&only_rules, &calls);
+    for ((layer, rule), idx) in chosen.into_iter().zip(&matched) {
+        let Some(date) = rule.promoted() else {
+            continue;
+        };
+        promoted.ids.push(rule.id.clone());
+        if rule.tier().is_some() {
+            promoted.derived += 1;
+        } else {
+            promoted.authored += 1;
+        }
+        let effect = span.and_then(|sp| effect::measure(rule, &calls, idx, sp));
+        rows.push(EffectRow {
+            id: rule.id.clone(),
+            layer: layer.kind.as_str(),
+            action: layer.effective_action(rule),
+            promoted: date.to_string(),
+            reading: effect
+                .as_ref()
+                .map_or("not-measurable", |e| e.outcome.as_str()),
+            significant: effect
+                .as_ref()
+                .and_then(|e| e.p_value)
+                .is_some_and(|p| p < effect::ALPHA),
+            note: effect.as_ref().and_then(Effect::volume_note),
+            effect,
+        });
+    }
+    promoted.rate = funnel
+        .as_ref()
+        .filter(|f| f.unique > 0)
+        .map(|f| promoted.derived as f64 / f.unique as f64);
+    Ok(Report {
+        since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        until: until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        days: (u - s) as f64 / 86_400_000.0,
+        totals,
+        funnel,
+        promoted,
+        effect: rows,
+        caveat: CAVEAT,
+    })
+}
+
+fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {
+    let err = |e| Error::sql("count calls", e);
+    let (sessions, tool_calls, failures, denied, settled): (i64, i64, i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(DISTINCT session_id), count(*),
+                    coalesce(sum(status = 'failure'), 0), coalesce(sum(status = 'denied'), 0),
+                    coalesce(sum(status IN ('success', 'failure')), 0)
+             FROM tool_calls WHERE started_ms >= ?1 AND started_ms < ?2",
+            [s, u],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .map_err(err)?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT json_extract(record, '$.decision'), count(*) FROM audit
+             WHERE ts_ms >= ?1 AND ts_ms < ?2 AND json_valid(record)
+               AND json_extract(record, '$.kind') = 'decision'
+             GROUP BY 1",
+        )
+        .map_err(|e| Error::sql("count verdicts", e))?;
+    let verdicts = stmt
+        .query_map([s, u], |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                r.get::<_, i64>(1)? as u64,
+            ))
+        })
+        .map_err(|e| Error::sql("count verdicts", e))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(|e| Error::sql("count verdicts", e))?;
+    Ok(Totals {
+        sessions: sessions as u64,
+        tool_calls: tool_calls as u64,
+        failures: failures as u64,
+        denied: denied as u64,
+        fail_rate: (settled > 0).then(|| failures as f64 / settled as f64),
+        verdicts,
+    })
+}
+
+/// `12.3%`, or `n/a`.
+#[must_use]
+pub fn pct(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "n/a".to_string(), |r| format!("{:.1}%", r * 100.0))
+}
+
+/// The text rendering.
+#[must_use]
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let t = &r.totals;
+    let _ = writeln!(
+        out,
+        "corpus — {} .. {} ({:.0} days)",
+        &r.since[..10],
+        &r.until[..10],
+        r.days
+    );
+    let _ = writeln!(
+        out,
+        "  {} sessions · {} tool calls · {} failures ({}) · {} denied",
+        t.sessions,
+        t.tool_calls,
+        t.failures,
+        pct(t.fail_rate),
+        t.denied
+    );
+    let verdicts: Vec<String> = t.verdicts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    if !verdicts.is_empty() {
+        let _ = writeln!(
+            out,
+            "  guard decisions where a rule fired: {}",
+            verdicts.join(", ")
+        );
+    }
+    out.push('\n');
+    if let Some(f) = &r.funnel {
+        let _ = writeln!(
+            out,
+            "derivation funnel — one {}-day window at a time, min-count {}, min-attempts {}",
+            funnel::WINDOW_DAYS,
+            f.settings.min_count,
+            f.settings.min_attempts
+        );
+        for w in &f.rows {
+            let top: Vec<String> = w
+                .top
+                .iter()
+                .map(|p| format!("{}x {}", p.fail_count, p.key))
+                .collect();
+            let line = format!(
+                "  {}  {:>3} candidate(s)  {}",
+                w.start,
+                w.proposed,
+                top.join(", ")
+            );
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        let _ = writeln!(
+            out,
+            "  {} proposed ({} unique) across {} windows ({} empty); {} withheld as anecdotal",
+            f.proposed, f.unique, f.windows, f.empty_windows, f.withheld
+        );
+    }
+    let p = &r.promoted;
+    let _ = writeln!(
+        out,
+        "  {} promoted, {} of them from derived evidence, {} written from principle",
+        p.ids.len(),
+        p.derived,
+        p.authored
+    );
+    let _ = writeln!(
+        out,
+        "  -> {} promotion rate (derived promotions over unique candidates)\n",
+        p.rate
+            .map_or_else(|| "n/a".to_string(), |x| format!("{:.0}%", x * 100.0))
+    );
+    let _ = writeln!(
+        out,
+        "effect of promotion — failure rate among the calls each rule matches"
+    );
+    let mut table = crate::guard::commands::table(&[
+        "rule", "action", "promoted", "before", "after", "p", "volume", "reading",
+    ]);
+    for row in &r.effect {
+        let (before, after, p, vol) = match &row.effect {
+            Some(e) => (
+                format!("{} (n={})", pct(e.before.rate()), e.before.attempts),
+                format!("{} (n={})", pct(e.after.rate()), e.after.attempts),
+                e.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+                e.volume_change
+                    .map_or("-".into(), |v| format!("{:+.0}%/day", v * 100.0)),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        table.add_row(vec![
+            row.id.clone(),
+            row.action.to_string(),
+            row.promoted.clone(),
+            before,
+            after,
+            p,
+            vol,
+            row.reading.to_string(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    for row in &r.effect {
+        if let Some(n) = &row.note {
+            let _ = writeln!(out, "  note {}: {n}", row.id);
+        }
+    }
+    let _ = writeln!(out, "  {CAVEAT}");
+    out
+}

@@ -1,4 +1,0 @@
-//! Integration tests: `prune`.
-
-#[allow(unused_imports)]
-use crate::common;
