@@ -12,6 +12,7 @@
 //! versions and run times are printed past the test harness's capture. `CALLUS_E2E_KEEP=1`
 //! keeps the scratch folders (under `target/tmp`).
 
+mod claims;
 mod claude;
 mod codex;
 mod harness;
