@@ -45,13 +45,23 @@ pub fn run(args: &DemoArgs) -> Result<Exit> {
     stage("2. DERIVE — cluster the failures that keep recurring");
     demo.show(&["derive"], None)?;
     let candidates = demo.json(&["derive", "--json"])?;
-    let Some(candidate) = candidates["rules"].as_array().and_then(|r| r.first()).cloned() else {
+    let Some(candidate) = candidates["rules"]
+        .as_array()
+        .and_then(|r| r.first())
+        .cloned()
+    else {
         println!("no candidate was derived; stopping here");
         return Ok(Exit::Problem);
     };
     let id = candidate["id"].as_str().unwrap_or_default().to_string();
-    let ceiling = candidate["meta"]["action_ceiling"].as_str().unwrap_or("nudge").to_string();
-    println!("candidate {id}: tier {}, ceiling {ceiling}", candidate["meta"]["tier"]);
+    let ceiling = candidate["meta"]["action_ceiling"]
+        .as_str()
+        .unwrap_or("nudge")
+        .to_string();
+    println!(
+        "candidate {id}: tier {}, ceiling {ceiling}",
+        candidate["meta"]["tier"]
+    );
 
     stage("3. REVIEW — a human promotes it, at most to its evidence ceiling");
     let rules_file = project.join(".callus").join("rules.json");
@@ -95,14 +105,23 @@ pub fn run(args: &DemoArgs) -> Result<Exit> {
         .map_err(|e| Error::io(project.join("scripts/build.py"), e))?;
     demo.show(
         &[
-            "scope", "declare", "--run-id", "demo", "--root", path_str(&project), "--create",
-            "docs/**/*.md", "--forbid", "scripts/**",
+            "scope",
+            "declare",
+            "--run-id",
+            "demo",
+            "--root",
+            path_str(&project),
+            "--create",
+            "docs/**/*.md",
+            "--forbid",
+            "scripts/**",
         ],
         None,
     )?;
     let docs = project.join("docs");
     std::fs::create_dir_all(&docs).map_err(|e| Error::io(&docs, e))?;
-    std::fs::write(docs.join("notes.md"), "# notes\n").map_err(|e| Error::io(docs.join("notes.md"), e))?;
+    std::fs::write(docs.join("notes.md"), "# notes\n")
+        .map_err(|e| Error::io(docs.join("notes.md"), e))?;
     std::fs::write(project.join("scripts/build.py"), "print('changed')\n")
         .map_err(|e| Error::io(project.join("scripts/build.py"), e))?;
     demo.show(&["scope", "verify", "--run-id", "demo"], None)?;
@@ -139,15 +158,21 @@ impl Demo {
     fn show(&self, args: &[&str], stdin: Option<&str>) -> Result<()> {
         println!("$ callus {}", args.join(" "));
         let mut c = self.command(args);
-        c.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        c.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
         let mut child = c.spawn().map_err(|e| Error::io(&self.exe, e))?;
         if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
             use std::io::Write as _;
             let _ = pipe.write_all(text.as_bytes());
         }
-        let out = child.wait_with_output().map_err(|e| Error::io(&self.exe, e))?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| Error::io(&self.exe, e))?;
         print!("{}", String::from_utf8_lossy(&out.stdout));
         let err = String::from_utf8_lossy(&out.stderr);
         for line in err.lines() {
@@ -163,7 +188,8 @@ impl Demo {
             .stdin(Stdio::null())
             .output()
             .map_err(|e| Error::io(&self.exe, e))?;
-        serde_json::from_slice(&out.stdout).map_err(|e| Error::json(format!("callus {}", args.join(" ")), e))
+        serde_json::from_slice(&out.stdout)
+            .map_err(|e| Error::json(format!("callus {}", args.join(" ")), e))
     }
 }
 

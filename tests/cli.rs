@@ -4,6 +4,7 @@
 mod common;
 mod derive;
 mod doctor;
+mod e2e;
 mod guard;
 mod install;
 mod prune;
