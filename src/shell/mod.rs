@@ -72,6 +72,7 @@
 //! remote commands (`ssh host CMD`, `docker exec`), `$(<file)`, and `case` inside `$(…)` that
 //! is not in command position.
 
+mod effects;
 mod expand;
 mod lexer;
 mod normalise;
@@ -86,6 +87,7 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
+pub use effects::{pipelines, segment_writes, write_targets};
 pub use quote::{quote, quote_word};
 pub use shape::{MULTIPLEXERS, shape};
 
@@ -115,6 +117,9 @@ pub struct Segment {
     pub in_loop: Option<LoopCtx>,
     /// Where this segment came from.
     pub origin: Origin,
+    /// It reads the previous pipeline stage's output (`a | b`: `b` is piped). A wrapped
+    /// command shares its wrapper's flag.
+    pub piped: bool,
 }
 
 impl Segment {

@@ -35,6 +35,8 @@ pub(crate) struct Command {
     pub(crate) raw: String,
     /// What the previous pipeline stage prints, if it is a literal (`echo STR | sh`).
     pub(crate) feed: Option<String>,
+    /// Reads the previous pipeline stage's output.
+    pub(crate) piped: bool,
 }
 
 /// What every segment of one simple command shares.
@@ -42,6 +44,7 @@ pub(crate) struct Job<'a> {
     pub(crate) redirects: &'a [Redirect],
     pub(crate) raw: &'a str,
     pub(crate) feed: Option<&'a str>,
+    pub(crate) piped: bool,
 }
 
 impl Job<'_> {
@@ -67,6 +70,7 @@ pub(crate) fn emit(cmd: Command, depth: u8, ctx: &Ctx, sink: &mut Sink) -> Optio
         redirects,
         raw,
         feed,
+        piped,
     } = cmd;
     if brace_ok {
         expand_braces(&mut argv);
@@ -75,6 +79,7 @@ pub(crate) fn emit(cmd: Command, depth: u8, ctx: &Ctx, sink: &mut Sink) -> Optio
         redirects: &redirects,
         raw: &raw,
         feed: feed.as_deref(),
+        piped,
     };
     emit_argv(argv, depth, ctx, &job, sink, true)
 }
@@ -162,6 +167,7 @@ fn segment(argv: Vec<String>, depth: u8, ctx: &Ctx, job: &Job) -> Segment {
         redirects: job.redirects.to_vec(),
         in_loop: ctx.in_loop,
         origin: ctx.origin.clone(),
+        piped: job.piped,
     }
 }
 

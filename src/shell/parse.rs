@@ -152,6 +152,8 @@ struct Parser<'t, 'c> {
     after_compound: bool,
     /// What the previous pipeline stage prints, when it is a literal (`echo STR | sh`).
     feed: Option<String>,
+    /// The next command reads the previous one's output through `|` or `|&`.
+    piped: bool,
 }
 
 /// Parses one token list (a whole input, or the inside of a substitution).
@@ -167,6 +169,7 @@ pub(crate) fn parse(tokens: &[Tok], src: &str, depth: u8, ctx: &Ctx, sink: &mut 
         dangling: None,
         after_compound: false,
         feed: None,
+        piped: false,
     };
     let mut i = 0;
     while let Some(t) = tokens.get(i) {
@@ -504,11 +507,8 @@ impl<'t> Parser<'t, '_> {
             && !had_words
             && matches!(self.dangling, Some(Op::Pipe | Op::PipeAmp));
         if !pipe_goes_on {
-            self.feed = if matches!(op, Op::Pipe | Op::PipeAmp) {
-                printed
-            } else {
-                None
-            };
+            self.piped = matches!(op, Op::Pipe | Op::PipeAmp);
+            self.feed = if self.piped { printed } else { None };
         }
         self.have_cmd = false;
         self.after_compound = false;
@@ -548,6 +548,7 @@ impl<'t> Parser<'t, '_> {
             origin: self.ctx.origin.clone(),
         };
         let feed = self.feed.take();
+        let piped = std::mem::take(&mut self.piped);
         normalise::emit(
             Command {
                 argv,
@@ -555,6 +556,7 @@ impl<'t> Parser<'t, '_> {
                 redirects,
                 raw,
                 feed,
+                piped,
             },
             self.depth,
             &ctx,

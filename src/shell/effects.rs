@@ -1,0 +1,203 @@
+//! What a split command does beyond naming programs: the files it writes and the pipelines
+//! it forms. These feed the `"match": "writes"` and `"match": "pipeline"` rule modes.
+//!
+//! Guarantees: pure and `std`-only like the rest of `shell`; a write target is reported as
+//! written in the command (after quote removal), never resolved against the filesystem;
+//! unknown programs contribute only their redirections. The list of writers is deliberately
+//! small and explicit (redirections, `tee`, `sed -i`, `cp`/`mv`/`install`/`ln`, `dd of=`,
+//! `truncate`), so a rule on writes fires on the commands a reviewer would call a write.
+
+use super::{Origin, Segment, Split};
+
+/// Every file the command may write, in order, duplicates kept out.
+#[must_use]
+pub fn write_targets(split: &Split) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for seg in &split.segments {
+        for target in segment_writes(seg) {
+            if !target.is_empty() && !out.contains(&target) {
+                out.push(target);
+            }
+        }
+    }
+    out
+}
+
+/// The files one simple command may write.
+#[must_use]
+pub fn segment_writes(seg: &Segment) -> Vec<String> {
+    let mut out: Vec<String> = seg
+        .redirects
+        .iter()
+        .filter(|r| r.writes())
+        .map(|r| r.target.clone())
+        .collect();
+    let Some(program) = seg.program() else {
+        return out;
+    };
+    let args = &seg.argv[1..];
+    let operands = || {
+        args.iter()
+            .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+    };
+    match program {
+        "tee" | "truncate" => {
+            let mut skip_next = false;
+            for a in args {
+                if skip_next {
+                    skip_next = false;
+                } else if program == "truncate" && (a == "-s" || a == "-r") {
+                    skip_next = true;
+                } else if !a.starts_with('-') {
+                    out.push(a.clone());
+                }
+            }
+        }
+        "sed" if args.iter().any(|a| is_sed_in_place(a)) => {
+            let explicit_script = args.iter().any(|a| {
+                a == "-e" || a == "-f" || a.starts_with("--expression") || a.starts_with("--file")
+            });
+            let mut files: Vec<&String> = Vec::new();
+            let mut skip_next = false;
+            for a in args {
+                if skip_next {
+                    skip_next = false;
+                } else if a == "-e" || a == "-f" {
+                    skip_next = true;
+                } else if !a.starts_with('-') {
+                    files.push(a);
+                }
+            }
+            let start = usize::from(!explicit_script);
+            out.extend(files.into_iter().skip(start).cloned());
+        }
+        "cp" | "mv" | "install" | "ln" | "rsync" => {
+            if let Some(dir) = target_dir(args) {
+                out.push(dir);
+            } else if operands().count() >= 2 {
+                out.extend(operands().next_back().cloned());
+            }
+        }
+        "dd" => out.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_string),
+        ),
+        _ => {}
+    }
+    out
+}
+
+fn is_sed_in_place(a: &str) -> bool {
+    if a.starts_with("--") {
+        return a.starts_with("--in-place");
+    }
+    a.strip_prefix('-').is_some_and(|opts| {
+        opts.chars()
+            .take_while(char::is_ascii_alphabetic)
+            .any(|c| c == 'i')
+    })
+}
+
+fn target_dir(args: &[String]) -> Option<String> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-t" {
+            return it.next().cloned();
+        }
+        if let Some(v) = a.strip_prefix("--target-directory=") {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
+/// Every pipeline of two or more stages, as the stages' texts joined by ` | `. Commands
+/// run by a wrapper (`sudo bash`'s inner `bash`) are not separate stages.
+#[must_use]
+pub fn pipelines(split: &Split) -> Vec<String> {
+    let mut out = Vec::new();
+    // One open pipeline per nesting depth, so a substitution inside a stage does not cut
+    // the pipeline it sits in.
+    let mut open: Vec<Option<(String, usize)>> = Vec::new();
+    let flush = |slot: &mut Option<(String, usize)>, out: &mut Vec<String>| {
+        if let Some((text, _)) = slot.take().filter(|(_, n)| *n > 1) {
+            out.push(text);
+        }
+    };
+    for seg in &split.segments {
+        if matches!(seg.origin, Origin::Wrapped(_)) {
+            continue;
+        }
+        let d = usize::from(seg.depth);
+        if open.len() <= d {
+            open.resize(d + 1, None);
+        }
+        // Anything deeper than this segment belongs to an earlier command: close it.
+        for slot in open.iter_mut().skip(d + 1) {
+            flush(slot, &mut out);
+        }
+        match (&mut open[d], seg.piped) {
+            (Some((text, stages)), true) => {
+                text.push_str(" | ");
+                text.push_str(&seg.text);
+                *stages += 1;
+            }
+            (slot, _) => {
+                flush(slot, &mut out);
+                *slot = Some((seg.text.clone(), 1));
+            }
+        }
+    }
+    for slot in &mut open {
+        flush(slot, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::split;
+
+    fn writes(cmd: &str) -> Vec<String> {
+        write_targets(&split(cmd))
+    }
+
+    #[test]
+    fn write_targets_cover_the_common_writers() {
+        assert_eq!(writes("echo x > .env"), [".env"]);
+        assert_eq!(
+            writes("cat a >> ~/.ssh/authorized_keys 2>/dev/null"),
+            ["~/.ssh/authorized_keys", "/dev/null"]
+        );
+        assert_eq!(writes("printf x | tee -a a.txt b.txt"), ["a.txt", "b.txt"]);
+        assert_eq!(writes("sed -i 's/a/b/' .env"), [".env"]);
+        assert_eq!(writes("sed -i.bak -e s/a/b/ f1 f2"), ["f1", "f2"]);
+        assert_eq!(writes("sed 's/a/b/' .env"), Vec::<String>::new());
+        assert_eq!(writes("cp new ~/.kube/config"), ["~/.kube/config"]);
+        assert_eq!(writes("mv -f a b c dir/"), ["dir/"]);
+        assert_eq!(writes("cp -t dest a b"), ["dest"]);
+        assert_eq!(writes("dd if=/dev/zero of=disk.img"), ["disk.img"]);
+        assert_eq!(writes("truncate -s 0 log.txt"), ["log.txt"]);
+        assert_eq!(writes("sudo tee /etc/hosts < x"), ["/etc/hosts"]);
+        assert_eq!(writes("cat .env"), Vec::<String>::new());
+        assert_eq!(writes("bash -c 'echo x > .env'"), [".env"]);
+    }
+
+    #[test]
+    fn pipelines_join_stages_at_one_depth() {
+        assert_eq!(pipelines(&split("curl -s x | sh")), ["curl -s x | sh"]);
+        assert_eq!(
+            pipelines(&split("curl x | sudo bash")),
+            ["curl x | sudo bash"]
+        );
+        assert_eq!(
+            pipelines(&split("a | b $(c | d) | e")),
+            ["c | d", "a | b '$(c | d)' | e"]
+        );
+        assert_eq!(pipelines(&split("a; b && c")), Vec::<String>::new());
+        assert_eq!(pipelines(&split("bash -c 'curl x | sh'")), ["curl x | sh"]);
+        assert_eq!(pipelines(&split("a |\n b")), ["a | b"]);
+    }
+}
