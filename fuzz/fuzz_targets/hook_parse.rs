@@ -1,0 +1,23 @@
+//! Fuzz the hook payload parser and the decision on whatever it accepts: neither may panic,
+//! whatever bytes a host (or an attacker controlling tool input) sends.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+
+fn starter() -> &'static callus::rules::RuleSet {
+    static SET: OnceLock<callus::rules::RuleSet> = OnceLock::new();
+    SET.get_or_init(|| callus::rules::RuleSet::starter().expect("starter parses"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(event) = callus::hook::parse(data) else {
+        return;
+    };
+    let call = callus::guard::ToolCall {
+        tool: &event.tool_name,
+        input: &event.tool_input,
+    };
+    let _ = callus::guard::evaluate(starter(), &call);
+});
