@@ -5,7 +5,7 @@
 //!   are never evidence that a command fails), through the partial index of migration 0003;
 //! - one streaming pass over the settled calls (success or failure) in the window that keeps
 //!   only the calls a later stage can use: calls of a tool group that has a cluster, and, for
-//!   Bash, only calls whose prefilter text (see [`super::command::prefilter_text`]) contains
+//!   Bash, only calls whose prefilter text (see [`super::command::prefilter_into`]) contains
 //!   one of the literals every derived pattern requires. Everything else is counted and
 //!   dropped, so memory follows the relevant calls, not the store.
 
@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use aho_corasick::AhoCorasick;
 use rusqlite::{Connection, params};
 
-use super::command::prefilter_text;
+use super::command::prefilter_into;
 use super::window::Window;
 use crate::{Error, Result};
 
@@ -134,6 +134,7 @@ pub(crate) fn scan(
     let mut sessions: HashMap<String, u32> = HashMap::new();
     let mut group_of: HashMap<String, Option<usize>> = HashMap::new();
     let mut hits: Vec<u32> = Vec::new();
+    let mut text = String::new();
     while let Some(row) = rows.next().map_err(|e| Error::sql("scan calls", e))? {
         let status = row.get_ref(1).map_err(|e| Error::sql("scan calls", e))?;
         let outcome = match status.as_str().unwrap_or_default() {
@@ -160,7 +161,7 @@ pub(crate) fn scan(
         let command = command_ref.as_str().unwrap_or_default();
         hits.clear();
         if group == 0 {
-            let text = prefilter_text(command);
+            prefilter_into(command, &mut text);
             hits.extend(
                 matcher
                     .find_overlapping_iter(&text)

@@ -182,7 +182,11 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     {
         meta.insert("shape_attempts".into(), json!(stats.attempts));
     }
-    if let Some(k) = d.contrast.as_ref().filter(|k| k.successes > 0) {
+    if let Some(k) = d
+        .contrast
+        .as_ref()
+        .filter(|k| k.successes >= super::contrast::MIN_SUCCESSES)
+    {
         meta.insert(
             "contrast".into(),
             json!({

@@ -61,6 +61,7 @@ pub(crate) const POLL_LOOP_PATTERN: &str =
 /// Error text that means a host name did not resolve.
 const RESOLUTION_MARKERS: &[&str] = &[
     "could not resolve host",
+    "unable to resolve host",
     "name or service not known",
     "temporary failure in name resolution",
     "nodename nor servname provided",
@@ -286,15 +287,17 @@ pub(crate) fn dead_host(error: &str, command: &str) -> Option<String> {
     }
 }
 
-/// The text the backtest's literal prefilter searches: lowercased, with quotes and
-/// backslashes removed, so `p"s"ql` and `\psql` still contain `psql` as the splitter will
-/// see them.
-pub(crate) fn prefilter_text(command: &str) -> String {
-    command
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
+/// The text the backtest's literal prefilter searches, written into a reused buffer:
+/// lowercased, with quotes and backslashes removed, so `p"s"ql` and `\psql` still contain
+/// `psql` as the splitter will see them.
+pub(crate) fn prefilter_into(command: &str, out: &mut String) {
+    out.clear();
+    out.extend(
+        command
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .map(|c| c.to_ascii_lowercase()),
+    );
 }
 
 #[cfg(test)]
@@ -385,6 +388,8 @@ mod tests {
 
     #[test]
     fn prefilter_text_sees_through_quotes() {
-        assert_eq!(prefilter_text(r#"P"s"ql \ls"#), "psql ls");
+        let mut out = String::from("stale");
+        prefilter_into(r#"P"s"ql \ls"#, &mut out);
+        assert_eq!(out, "psql ls");
     }
 }

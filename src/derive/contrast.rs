@@ -10,6 +10,8 @@
 //! - a **token** present in at least [`NARROW_FAILURE_SHARE`] of the failures and at most
 //!   [`NARROW_SUCCESS_SHARE`] of the successes narrows `any` (the best one): the failure is
 //!   that argument;
+//!   — only when the `unless` clauses do not already spare all but [`NARROW_SUCCESS_SHARE`]
+//!   of the successes (the smallest change that separates the two wins);
 //! - neither is attempted with fewer than [`MIN_SUCCESSES`] successes of the shape: with no
 //!   successes every token looks discriminating.
 //!
@@ -56,8 +58,14 @@ pub(crate) struct ShapeStats {
     pub samples: Vec<usize>,
 }
 
-/// Gather [`ShapeStats`] for every program cluster's shape from the scanned Bash calls.
-pub(crate) fn shape_stats(calls: &[Call], clusters: &[&Cluster]) -> HashMap<String, ShapeStats> {
+/// Gather [`ShapeStats`] for every program cluster's shape from the scanned Bash calls that
+/// carry one of `heads` (the prefilter literals of the program clusters; other calls cannot
+/// run one of their shapes and are not split).
+pub(crate) fn shape_stats(
+    calls: &[Call],
+    clusters: &[&Cluster],
+    heads: &[u32],
+) -> HashMap<String, ShapeStats> {
     let mut watch: HashMap<&str, HashSet<&str>> = HashMap::new();
     for c in clusters {
         if matches!(c.kind, Kind::Program { .. }) {
@@ -71,7 +79,7 @@ pub(crate) fn shape_stats(calls: &[Call], clusters: &[&Cluster]) -> HashMap<Stri
     }
     let mut seen: Vec<String> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
-        if call.group != 0 {
+        if call.group != 0 || !call.literals.iter().any(|l| heads.contains(l)) {
             continue;
         }
         seen.clear();
@@ -121,6 +129,8 @@ pub(crate) enum Verdict {
     Unless,
     /// Present in the failures, absent from the successes: narrows `any`.
     Narrow,
+    /// Would narrow `any`, but the `unless` clauses already spare the successes.
+    Redundant,
     /// Not discriminating.
     Neither,
 }
@@ -211,12 +221,22 @@ pub(crate) fn contrast(cluster: &Cluster, stats: Option<&ShapeStats>) -> Contras
             .then_with(|| (b.in_successes + b.in_failures).cmp(&(a.in_successes + a.in_failures)))
             .then_with(|| a.token.cmp(&b.token))
     });
-    let unless = tokens
+    let unless: Vec<TokenEvidence> = tokens
         .iter()
         .filter(|e| e.verdict == Verdict::Unless)
         .take(MAX_UNLESS)
         .cloned()
         .collect();
+    // Successes the best `unless` leaves matched (an upper bound when there are two).
+    let spared = unless.iter().map(|e| e.in_successes).max().unwrap_or(0);
+    let left = successes - spared.min(successes);
+    if !unless.is_empty() && share(left, successes) <= NARROW_SUCCESS_SHARE {
+        for e in &mut tokens {
+            if e.verdict == Verdict::Narrow {
+                e.verdict = Verdict::Redundant;
+            }
+        }
+    }
     let narrow = tokens
         .iter()
         .find(|e| e.verdict == Verdict::Narrow)
@@ -273,6 +293,12 @@ mod tests {
         assert_eq!((k.unless[0].in_successes, k.unless[0].in_failures), (9, 0));
         // --all: in 3 of 4 failures (75% < 80%): not enough to narrow.
         assert!(k.narrow.is_none());
+        // In every failure it would narrow, but --entity already spares the successes.
+        let c = cluster(&[&["--all"], &["--all"], &["--all"], &["--all"]]);
+        let k = contrast(&c, Some(&stats(20, &[("--entity", 20)])));
+        assert!(k.narrow.is_none());
+        let all = k.tokens.iter().find(|e| e.token == "--all").unwrap();
+        assert_eq!(all.verdict, Verdict::Redundant);
     }
 
     #[test]

@@ -311,6 +311,6 @@ fn text(r: &Value) -> String {
     if let Some(n) = r["crossfire_note"].as_str() {
         let _ = writeln!(out, "note: {n}");
     }
-    let _ = writeln!(out, "\n{}", cell(&r["caveat"]).trim_end_matches('…'));
+    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
     out
 }

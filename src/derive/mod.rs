@@ -191,7 +191,17 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     }
     let scan = calls::scan(conn, &options.window, &groups, &literals)?;
     let no_denominator = scan.successes == 0;
-    let shapes = contrast::shape_stats(&scan.calls, &active_refs);
+    let heads: Vec<u32> = active_refs
+        .iter()
+        .filter_map(|c| match &c.kind {
+            Kind::Program { head, .. } => literals
+                .iter()
+                .position(|l| *l == head.to_ascii_lowercase())
+                .map(|i| i as u32),
+            _ => None,
+        })
+        .collect();
+    let shapes = contrast::shape_stats(&scan.calls, &active_refs, &heads);
     for &i in &active {
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
