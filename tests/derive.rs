@@ -614,7 +614,7 @@ fn out_writes_elsewhere_and_json_alone_writes_nothing() {
 }
 
 #[test]
-fn twelve_runs_give_the_same_document() {
+fn repeated_runs_give_the_same_document() {
     let env = Env::new();
     load_trace(&env, &support::fixture());
     let strip = |mut d: Value| {

@@ -5,8 +5,9 @@
 //! (in any segment) are compared with the cluster's failures, token by token (flags without
 //! their value, `--host=x` → `--host`; positional words). The figures:
 //! - a **flag** present in at least [`UNLESS_SUCCESS_SHARE`] of the successes and at most
-//!   [`UNLESS_FAILURE_SHARE`] of the failures becomes an `unless` clause (at most
-//!   [`MAX_UNLESS`], strongest first): the failure is a missing flag;
+//!   [`UNLESS_FAILURE_SHARE`] of the failures becomes an `unless` clause: the failure is a
+//!   missing flag; two flags absent from the failures that together reach that share (each in
+//!   at least [`ALIAS_SUCCESS_SHARE`]: `-e` and `--entity`) both become clauses;
 //! - a **token** present in at least [`NARROW_FAILURE_SHARE`] of the failures and at most
 //!   [`NARROW_SUCCESS_SHARE`] of the successes narrows `any` (the best one): the failure is
 //!   that argument;
@@ -38,6 +39,8 @@ pub(crate) const UNLESS_FAILURE_SHARE: f64 = 0.05;
 pub(crate) const NARROW_FAILURE_SHARE: f64 = 0.80;
 /// Share of successes a token may appear in and still narrow `any`.
 pub(crate) const NARROW_SUCCESS_SHARE: f64 = 0.05;
+/// Share of successes each of several `unless` flags (aliases) must appear in.
+pub(crate) const ALIAS_SUCCESS_SHARE: f64 = 0.20;
 /// Most `unless` clauses one candidate gets.
 pub(crate) const MAX_UNLESS: usize = 2;
 /// Most distinct success tokens counted per shape.
@@ -189,14 +192,8 @@ pub(crate) fn contrast(cluster: &Cluster, stats: Option<&ShapeStats>) -> Contras
     let mut tokens: Vec<TokenEvidence> = all
         .into_iter()
         .map(|(t, (s, f))| {
-            let verdict = if successes < MIN_SUCCESSES {
-                Verdict::Neither
-            } else if t.starts_with('-')
-                && share(s, successes) >= UNLESS_SUCCESS_SHARE
-                && share(f, failures) <= UNLESS_FAILURE_SHARE
-            {
-                Verdict::Unless
-            } else if share(f, failures) >= NARROW_FAILURE_SHARE
+            let verdict = if successes >= MIN_SUCCESSES
+                && share(f, failures) >= NARROW_FAILURE_SHARE
                 && share(s, successes) <= NARROW_SUCCESS_SHARE
             {
                 Verdict::Narrow
@@ -221,14 +218,44 @@ pub(crate) fn contrast(cluster: &Cluster, stats: Option<&ShapeStats>) -> Contras
             .then_with(|| (b.in_successes + b.in_failures).cmp(&(a.in_successes + a.in_failures)))
             .then_with(|| a.token.cmp(&b.token))
     });
-    let unless: Vec<TokenEvidence> = tokens
-        .iter()
-        .filter(|e| e.verdict == Verdict::Unless)
-        .take(MAX_UNLESS)
-        .cloned()
-        .collect();
-    // Successes the best `unless` leaves matched (an upper bound when there are two).
-    let spared = unless.iter().map(|e| e.in_successes).max().unwrap_or(0);
+    // `unless`: the fewest flags, strongest first, absent from the failures, that together
+    // reach the success share — one flag, or two spellings of it (`-e` / `--entity`), each
+    // in at least [`ALIAS_SUCCESS_SHARE`] of the successes. Shares are added as if the
+    // flags never meet in one call; the backtest reports what the clauses really spare.
+    let mut picked: Vec<usize> = Vec::new();
+    let mut covered = 0.0;
+    if successes >= MIN_SUCCESSES {
+        let mut flags: Vec<usize> = (0..tokens.len())
+            .filter(|&i| {
+                let e = &tokens[i];
+                e.token.starts_with('-')
+                    && share(e.in_failures, failures) <= UNLESS_FAILURE_SHARE
+                    && share(e.in_successes, successes) >= ALIAS_SUCCESS_SHARE
+            })
+            .collect();
+        flags.sort_by(|&a, &b| {
+            tokens[b]
+                .in_successes
+                .cmp(&tokens[a].in_successes)
+                .then_with(|| tokens[a].token.cmp(&tokens[b].token))
+        });
+        for i in flags.into_iter().take(MAX_UNLESS) {
+            picked.push(i);
+            covered += share(tokens[i].in_successes, successes);
+            if covered >= UNLESS_SUCCESS_SHARE {
+                break;
+            }
+        }
+    }
+    if covered < UNLESS_SUCCESS_SHARE {
+        picked.clear();
+    }
+    for &i in &picked {
+        tokens[i].verdict = Verdict::Unless;
+    }
+    let unless: Vec<TokenEvidence> = picked.iter().map(|&i| tokens[i].clone()).collect();
+    // Successes the `unless` clauses leave matched (a lower bound if the flags ever meet).
+    let spared: u64 = unless.iter().map(|e| e.in_successes).sum();
     let left = successes - spared.min(successes);
     if !unless.is_empty() && share(left, successes) <= NARROW_SUCCESS_SHARE {
         for e in &mut tokens {
@@ -299,6 +326,20 @@ mod tests {
         assert!(k.narrow.is_none());
         let all = k.tokens.iter().find(|e| e.token == "--all").unwrap();
         assert_eq!(all.verdict, Verdict::Redundant);
+    }
+
+    #[test]
+    fn two_spellings_of_a_missing_flag_both_become_unless() {
+        let c = cluster(&[&["--all"], &["-v"], &["--all"], &["-v"]]);
+        let k = contrast(
+            &c,
+            Some(&stats(10, &[("--entity", 5), ("-e", 4), ("-v", 3)])),
+        );
+        let flags: Vec<&str> = k.unless.iter().map(|e| e.token.as_str()).collect();
+        assert_eq!(flags, vec!["--entity", "-e"]);
+        // Not enough together: nothing.
+        let k = contrast(&c, Some(&stats(10, &[("--entity", 4), ("-e", 3)])));
+        assert!(k.unless.is_empty());
     }
 
     #[test]
