@@ -49,7 +49,7 @@ pub(crate) struct Failure {
 /// One settled call kept for contrast and backtest.
 #[derive(Debug, Clone)]
 pub(crate) struct Call {
-    /// Index into [`Scan::groups`] of the tool group this call belongs to (Bash is 0).
+    /// Index of the tool group this call belongs to, in the `groups` given to [`scan`] (Bash is 0).
     pub group: usize,
     /// The tool name.
     pub tool: String,

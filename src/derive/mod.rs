@@ -1,13 +1,13 @@
 //! Derive: from recorded failures to candidate rules a reviewer would keep.
 //!
-//! The pipeline, one file per step: [`window`] (the half-open time window), [`calls`] (the
-//! store queries), [`command`] (what a Bash command is made of: the failing segment's
-//! program, poll loops, dead hosts), [`cluster`] (failures grouped by tool group, shape and
-//! signature, with stable ids), [`contrast`] (missing-flag and narrowing tokens from failing
-//! vs successful calls of a shape), [`pattern`] (the `"match": "segment"` pattern a reviewer
-//! reads), [`backtest`] (the real matcher over the window's calls; the tier is computed on
-//! what the pattern matches), [`candidates`] (the candidate document and the merge that keeps
-//! human review notes), [`render`] and [`explain`].
+//! The pipeline, one file per step: `window` (the half-open time window), `calls` (the
+//! store queries), `command` (what a Bash command is made of: the failing segment's program,
+//! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
+//! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads),
+//! `backtest` (the real matcher over the window's calls; the tier is computed on what the
+//! pattern matches), `candidates` (the candidate document and the merge that keeps human
+//! review notes), `render` and `explain`.
 //!
 //! Guarantees: every candidate is `action: "monitor"` and the document passes `guard check`
 //! before it is written; refused or interrupted calls are never evidence; anecdotal evidence
