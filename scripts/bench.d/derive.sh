@@ -153,6 +153,8 @@ if command -v sqlite3 >/dev/null; then
 fi
 results+=("$(measure "derive-json" "$CALLUS_BIN" derive --json)")
 results+=("$(measure "derive-merge" "$CALLUS_BIN" derive)")
+TOP_ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rules"][0]["id"])' "$CALLUS_HOME/candidates.json")
+results+=("$(measure "derive-explain" "$CALLUS_BIN" derive explain "$TOP_ID")")
 
 echo
 echo "derive over $rows (${size} MB store; targets: <= 10 s, <= 500 MB)"
@@ -166,7 +168,7 @@ for r in "${results[@]}"; do
     fi
 done
 echo
-echo "candidates ($(grep -c '"id": "derived-' "$WORK/derive-json.out" || true) rules):"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rules"]), "candidates,", len(d["dropped_anecdotal"]), "withheld:")' "$WORK/derive-json.out"
 sed -n '/candidate rule(s)/,/^Look closer/p' "$WORK/derive-merge.out" | head -30
 if ((fail)); then
     echo "bench: derive missed a target" >&2
