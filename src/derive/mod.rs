@@ -1,10 +1,356 @@
-//! Derive: cluster recorded failures into candidate rules with their evidence.
+//! Derive: from recorded failures to candidate rules a reviewer would keep.
 //!
-//! Not built yet: every entry point says so with a usage-class error.
+//! The pipeline, one file per step: `window` (the half-open time window), `calls` (the
+//! store queries), `command` (what a Bash command is made of: the failing segment's program,
+//! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
+//! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads),
+//! `backtest` (the real matcher over the window's calls; the tier is computed on what the
+//! pattern matches), `candidates` (the candidate document and the merge that keeps human
+//! review notes), `render` and `explain`.
+//!
+//! Guarantees: every candidate is `action: "monitor"` and the document passes `guard check`
+//! before it is written; refused or interrupted calls are never evidence; anecdotal evidence
+//! is withheld (and reported) unless asked for; a window without any successful call yields
+//! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
+mod backtest;
+mod calls;
+mod candidates;
+mod cluster;
+mod command;
+mod contrast;
+mod explain;
+mod pattern;
+mod render;
+pub mod window;
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use crate::cli::{DeriveArgs, DeriveCommand};
+use crate::config::Home;
+use crate::rules::tier::{self, Tier};
 use crate::{Error, Exit, Result};
 
-/// Entry point (not built yet).
-pub fn run(_args: &crate::cli::DeriveArgs) -> Result<Exit> {
-    Err(Error::Invalid("this command is not built yet".into()))
+use backtest::{Backtest, Target};
+use calls::{Failure, Scan};
+use cluster::{Cluster, Kind};
+use contrast::{Contrast, ShapeStats};
+use pattern::Proposal;
+use window::Window;
+
+/// Tools left out by default (spec §6.1): reading and bookkeeping tools whose failures say
+/// nothing about a command. `Bash` is never among them.
+pub const DEFAULT_EXCLUDED: &[&str] =
+    &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
+
+/// What to derive from.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The window.
+    pub window: Window,
+    /// Fewest failures a cluster needs.
+    pub min_count: u64,
+    /// Fewest attempts for a tier better than anecdotal.
+    pub min_attempts: u64,
+    /// Propose anecdotal clusters (capped at monitor) instead of withholding them.
+    pub keep_anecdotal: bool,
+    /// Tool-name globs to leave out.
+    pub excluded: Vec<String>,
+}
+
+impl Options {
+    /// Options from the command line, with the window resolved against now.
+    pub fn from_args(args: &DeriveArgs) -> Result<Self> {
+        let window = Window::parse(&args.since, args.until.as_deref(), crate::store::now_ms())?;
+        let mut excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| (*s).to_string()).collect();
+        for t in &args.exclude_tool {
+            if !excluded.contains(t) {
+                excluded.push(t.clone());
+            }
+        }
+        excluded.retain(|t| !args.include_tool.contains(t));
+        if args.min_count == 0 {
+            return Err(Error::Invalid("--min-count must be at least 1".into()));
+        }
+        Ok(Options {
+            window,
+            min_count: args.min_count,
+            min_attempts: args.min_attempts,
+            keep_anecdotal: args.keep_anecdotal,
+            excluded,
+        })
+    }
+
+    fn is_excluded(&self, tool: &str) -> bool {
+        self.excluded
+            .iter()
+            .any(|g| crate::rules::glob::matches(g, tool))
+    }
+}
+
+/// One candidate (or withheld cluster) with everything behind it.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    /// Indices into [`Derivation::clusters`]; the first is the primary (largest) cluster,
+    /// the rest proposed the very same rule and were folded in.
+    pub clusters: Vec<usize>,
+    /// The pattern and how it was found.
+    pub proposal: Proposal,
+    /// The contrast behind it (program clusters).
+    pub contrast: Option<Contrast>,
+    /// What the pattern matched in the window.
+    pub backtest: Backtest,
+    /// Tier of the matched population.
+    pub tier: Tier,
+    /// Failure rate of the matched population (`None` without a denominator).
+    pub rate: Option<f64>,
+    /// Attempts in the matched population (`None` without a denominator).
+    pub attempts: Option<u64>,
+    /// The candidate rule, ready for the document.
+    pub rule: serde_json::Value,
+}
+
+impl Derived {
+    /// The candidate id.
+    pub(crate) fn id(&self) -> &str {
+        self.rule["id"].as_str().unwrap_or_default()
+    }
+}
+
+/// The result of one derive run.
+#[derive(Debug)]
+pub(crate) struct Derivation {
+    /// The options it ran with.
+    pub options: Options,
+    /// The window's failures (excluded tools dropped).
+    pub failures: Vec<Failure>,
+    /// Every cluster, largest first.
+    pub clusters: Vec<Cluster>,
+    /// The calls the scan kept.
+    pub scan: Scan,
+    /// Per-shape success statistics.
+    pub shapes: HashMap<String, ShapeStats>,
+    /// Candidates proposed.
+    pub candidates: Vec<Derived>,
+    /// Anecdotal clusters withheld.
+    pub withheld: Vec<Derived>,
+    /// Clusters at or above the threshold that ran only builtins (indices into `clusters`).
+    pub unpatterned: Vec<usize>,
+    /// Clusters below `min_count`.
+    pub below_min: usize,
+    /// No successful call in the window: no denominator, every tier unknown.
+    pub no_denominator: bool,
+}
+
+/// Run derive over the store.
+pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> {
+    let failures: Vec<Failure> = calls::failures(conn, &options.window)?
+        .into_iter()
+        .filter(|f| !options.is_excluded(&f.tool))
+        .collect();
+    let clusters = cluster::build(&failures);
+    let mut below_min = 0;
+    let mut unpatterned = Vec::new();
+    let mut active = Vec::new();
+    for (i, c) in clusters.iter().enumerate() {
+        if (c.count() as u64) < options.min_count {
+            below_min += 1;
+        } else if c.kind == Kind::NoProgram {
+            unpatterned.push(i);
+        } else {
+            active.push(i);
+        }
+    }
+    // Tool groups: Bash first (index 0), then each tool-wide group.
+    let mut groups: Vec<String> = vec!["Bash".into()];
+    for &i in &active {
+        if clusters[i].kind == Kind::ToolWide && !groups.contains(&clusters[i].group.glob) {
+            groups.push(clusters[i].group.glob.clone());
+        }
+    }
+    let active_refs: Vec<&Cluster> = active.iter().map(|&i| &clusters[i]).collect();
+    let mut proposals: Vec<(usize, Proposal, Option<Contrast>)> = Vec::new();
+    let mut literals: Vec<String> = Vec::new();
+    // Contrast needs the successes, which the scan collects; the scan needs the literals,
+    // which the cluster kinds already fix (the program, host or `sleep`), so scan first.
+    for c in &active_refs {
+        let lit = match &c.kind {
+            Kind::Program { head, .. } => Some(head.to_ascii_lowercase()),
+            Kind::DeadHost(h) => Some(h.clone()),
+            Kind::PollLoop => Some("sleep".to_string()),
+            Kind::ToolWide | Kind::NoProgram => None,
+        };
+        if let Some(l) = lit
+            && !literals.contains(&l)
+        {
+            literals.push(l);
+        }
+    }
+    let scan = calls::scan(conn, &options.window, &groups, &literals)?;
+    let no_denominator = scan.successes == 0;
+    let heads: Vec<u32> = active_refs
+        .iter()
+        .filter_map(|c| match &c.kind {
+            Kind::Program { head, .. } => literals
+                .iter()
+                .position(|l| *l == head.to_ascii_lowercase())
+                .map(|i| i as u32),
+            _ => None,
+        })
+        .collect();
+    let shapes = contrast::shape_stats(&scan.calls, &active_refs, &heads);
+    for &i in &active {
+        let c = &clusters[i];
+        let k = matches!(c.kind, Kind::Program { .. })
+            .then(|| contrast::contrast(c, shapes.get(&c.shape)));
+        if let Some(p) = pattern::propose(c, k.as_ref()) {
+            proposals.push((i, p, k));
+        }
+    }
+    // Clusters that propose the very same rule become one candidate (the largest names it).
+    let mut folded: Vec<(Vec<usize>, Proposal, Option<Contrast>)> = Vec::new();
+    for (i, p, k) in proposals {
+        let glob = &clusters[i].group.glob;
+        match folded
+            .iter_mut()
+            .find(|(idx, q, _)| &clusters[idx[0]].group.glob == glob && *q == p)
+        {
+            Some((idx, _, _)) => idx.push(i),
+            None => folded.push((vec![i], p, k)),
+        }
+    }
+    let skeletons: Vec<serde_json::Value> = folded
+        .iter()
+        .map(|(idx, p, _)| candidates::skeleton(&clusters[idx[0]], p))
+        .collect();
+    let rules = skeletons
+        .iter()
+        .map(backtest::rule_of)
+        .collect::<Result<Vec<_>>>()?;
+    let targets: Vec<Target<'_>> = folded
+        .iter()
+        .zip(&rules)
+        .map(|((idx, p, _), rule)| {
+            let c = &clusters[idx[0]];
+            Target {
+                rule,
+                group: groups.iter().position(|g| *g == c.group.glob).unwrap_or(0),
+                literal: p
+                    .literal
+                    .as_ref()
+                    .and_then(|l| literals.iter().position(|x| x == l))
+                    .map(|p| p as u32),
+            }
+        })
+        .collect();
+    let backtests = backtest::run(&targets, &scan.calls);
+    let mut derivation = Derivation {
+        options,
+        failures,
+        clusters,
+        scan,
+        shapes,
+        candidates: Vec::new(),
+        withheld: Vec::new(),
+        unpatterned,
+        below_min,
+        no_denominator,
+    };
+    for (((idx, proposal, contrast), b), rule) in folded.into_iter().zip(backtests).zip(&rules) {
+        let (tier, rate, attempts) = if derivation.no_denominator {
+            (Tier::Unknown, None, None)
+        } else {
+            let (t, r) = tier::classify(b.failures, b.matched, derivation.options.min_attempts);
+            (t, r, Some(b.matched))
+        };
+        let mut d = Derived {
+            clusters: idx,
+            proposal,
+            contrast,
+            backtest: b,
+            tier,
+            rate,
+            attempts,
+            rule: serde_json::Value::Null,
+        };
+        d.rule = candidates::candidate(&derivation, &d, rule);
+        if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
+            derivation.withheld.push(d);
+        } else {
+            derivation.candidates.push(d);
+        }
+    }
+    let order = |d: &Derived| {
+        (
+            std::cmp::Reverse(d.fail_count(&derivation.clusters)),
+            d.id().to_string(),
+        )
+    };
+    derivation.candidates.sort_by_cached_key(order);
+    derivation.withheld.sort_by_cached_key(order);
+    Ok(derivation)
+}
+
+impl Derived {
+    /// Failures in the clusters behind this candidate.
+    pub(crate) fn fail_count(&self, clusters: &[Cluster]) -> usize {
+        self.clusters.iter().map(|&i| clusters[i].count()).sum()
+    }
+}
+
+/// `callus derive` and `callus derive explain ID`.
+pub fn run(args: &DeriveArgs) -> Result<Exit> {
+    let home = Home::from_env();
+    if let Some(DeriveCommand::Explain { id, json }) = &args.command {
+        return explain::run(&home, args, id, *json);
+    }
+    let options = Options::from_args(args)?;
+    let conn = open_store(&home)?;
+    let derivation = derive(&conn, options)?;
+    if derivation.no_denominator && !derivation.candidates.is_empty() {
+        eprintln!(
+            "note: the window holds no successful tool calls, so no failure rate can be computed — \
+             every candidate tiers as 'unknown' (capped at a nudge)"
+        );
+    }
+    let document = candidates::document(&derivation);
+    let target = match (&args.out, args.json) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => None,
+        (None, false) => Some(home.candidates_path()),
+    };
+    let written = match &target {
+        Some(path) => Some(candidates::merge_into(path, &document)?),
+        None => None,
+    };
+    if args.json {
+        crate::guard::commands::print_json(written.as_ref().map_or(&document, |w| &w.document));
+    } else {
+        render::summary(&derivation, written.as_ref());
+    }
+    if let (Some(path), Some(w)) = (&target, &written) {
+        eprintln!(
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs)",
+            derivation.candidates.len(),
+            path.display(),
+            w.added,
+            w.updated,
+            w.kept
+        );
+    }
+    Ok(Exit::Ok)
+}
+
+/// Open the store; a missing store is an input error that says how to fill one.
+fn open_store(home: &Home) -> Result<Connection> {
+    let path = home.db_path();
+    crate::store::open_existing(&path)?.ok_or_else(|| {
+        Error::Invalid(format!(
+            "no store at {} — record some tool calls first (`callus install`, or `callus record import PATH`)",
+            path.display()
+        ))
+    })
 }

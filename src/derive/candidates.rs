@@ -1,0 +1,583 @@
+//! The candidate document (callusguard spec §6.6) and its merge into a file.
+//!
+//! Each candidate is a rule at `action: "monitor"` whose `meta` carries the evidence: the
+//! cluster (fail count, signature, shape, redacted sample command and error from the same,
+//! latest, failure), the backtest of its pattern, the contrast behind its `unless`, and the
+//! tier, basis and ceiling computed on what the pattern matches. `examples` hold a failing
+//! call it fires on and, when the contrast exempted something, a successful call it spares —
+//! both re-checked here with the real matcher, so `guard check` verifies the candidate
+//! against its own evidence.
+//!
+//! Merging (`$CALLUS_HOME/candidates.json` by default, or `--out FILE`) updates a candidate in
+//! place when its id, or the id of any cluster folded into it, is already in the file; it keeps
+//! what a human added: meta keys derive does not own (`review`, `note`, …), a message that no
+//! longer starts with `DRAFT`, the first `added` date, and rule keys derive does not write
+//! (`pinned`). Derive owns the pattern and the evidence: refine a pattern by promoting it.
+//! Candidates from earlier runs that did not recur are kept unchanged. The merged document
+//! must pass `guard check` before it replaces the file (atomically, private to the user).
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::backtest::{self, round4};
+use super::calls::Outcome;
+use super::cluster::{Cluster, Kind};
+use super::window::{date, iso};
+use super::{Derivation, Derived};
+use crate::redact::redact_capped;
+use crate::rules::Rule;
+use crate::rules::tier;
+use crate::{Error, Result};
+
+/// The observational caveat shown wherever tiers are.
+pub(crate) const CAVEAT: &str = "Rates are observational: they count whatever traffic happened to run in the window, \
+not a controlled re-run. Treat each tier as a prior, not a proof.";
+
+/// Meta keys derive writes; any other meta key is a human's and survives a merge.
+const DERIVED_META: &[&str] = &[
+    "why",
+    "added",
+    "telemetry_ref",
+    "kind",
+    "fail_count",
+    "error_signature",
+    "distinct_signatures",
+    "command_shape",
+    "sample_command",
+    "sample_error",
+    "first_seen",
+    "last_seen",
+    "tier",
+    "tier_basis",
+    "attempt_count",
+    "fail_rate",
+    "action_ceiling",
+    "backtest",
+    "contrast",
+    "shape_attempts",
+    "crossfire_note",
+    "clusters",
+    "window",
+];
+
+/// Longest sample command and error kept in a candidate.
+const SAMPLE_CHARS: usize = 300;
+
+/// The rule as the backtest runs it: id, tool and what it matches.
+pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Value {
+    let mut r = Map::new();
+    r.insert("id".into(), json!(cluster.id()));
+    r.insert("tool".into(), json!(cluster.group.glob));
+    if let Some(m) = p.match_mode {
+        r.insert("match".into(), json!(m));
+        r.insert("field".into(), json!("command"));
+    }
+    if !p.any.is_empty() {
+        r.insert("any".into(), json!(p.any));
+    }
+    if !p.unless.is_empty() {
+        r.insert("unless".into(), json!(p.unless));
+    }
+    if let Some(f) = p.flags {
+        r.insert("flags".into(), json!(f));
+    }
+    r.insert(
+        "severity".into(),
+        json!(if cluster.kind == Kind::ToolWide {
+            60
+        } else {
+            40
+        }),
+    );
+    r.insert("action".into(), json!("monitor"));
+    Value::Object(r)
+}
+
+/// The full candidate: the skeleton plus message, meta and examples.
+pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
+    let clusters: Vec<&Cluster> = d.clusters.iter().map(|&i| &dv.clusters[i]).collect();
+    let primary = clusters[0];
+    let latest = &dv.failures[*primary.failures.last().expect("a cluster has a failure")];
+    let days = dv.options.window.days();
+    let fail_count = d.fail_count(&dv.clusters);
+    let ceiling = d.tier.ceiling();
+    let basis = tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0));
+    let sample_error = redact_capped(&latest.error, SAMPLE_CHARS);
+    let shown_error = if sample_error.trim().is_empty() {
+        primary.signature.clone()
+    } else {
+        sample_error.clone()
+    };
+    let message = if primary.kind == Kind::ToolWide {
+        let sample: String = shown_error.chars().take(140).collect();
+        let advice = if ceiling == crate::rules::Action::Monitor {
+            "There is too little evidence to arm it yet: keep it at monitor.".to_string()
+        } else {
+            format!(
+                "If this tool is unreliable or misconfigured, consider action={ceiling} (the ceiling for this tier) with a pointer to the working path."
+            )
+        };
+        format!(
+            "DRAFT — tool surface '{}' failed {fail_count}x in {days}d across {} method/signature(s) ({basis}), e.g. \"{sample}\". {advice}",
+            primary.group.glob,
+            primary.signatures.len()
+        )
+    } else {
+        let sample: String = shown_error.chars().take(160).collect();
+        format!(
+            "DRAFT — recurring {} failure ({fail_count}x in {days}d, {basis}): \"{sample}\". Refine this pattern + write a helpful message, then promote monitor -> at most {ceiling}.",
+            what_failed(primary)
+        )
+    };
+    let mut sources: Vec<&str> = clusters
+        .iter()
+        .flat_map(|c| c.failures.iter().map(|&i| dv.failures[i].source.as_str()))
+        .collect();
+    sources.sort_unstable();
+    sources.dedup();
+    let mut meta = Map::new();
+    meta.insert(
+        "why".into(),
+        json!(format!(
+            "{fail_count} recorded failures in {days}d; auto-surfaced by callus derive."
+        )),
+    );
+    meta.insert("added".into(), json!(date(crate::store::now_ms())));
+    meta.insert(
+        "telemetry_ref".into(),
+        json!(format!("callus:{}", sources.join("+"))),
+    );
+    meta.insert("kind".into(), json!(d.proposal.kind));
+    meta.insert("fail_count".into(), json!(fail_count));
+    if primary.kind == Kind::ToolWide {
+        meta.insert(
+            "distinct_signatures".into(),
+            json!(primary.signatures.len()),
+        );
+    } else {
+        meta.insert("error_signature".into(), json!(primary.signature));
+    }
+    meta.insert("command_shape".into(), json!(primary.shape));
+    meta.insert(
+        "sample_command".into(),
+        json!(redact_capped(&latest.command, SAMPLE_CHARS)),
+    );
+    meta.insert("sample_error".into(), json!(sample_error));
+    let (first, last) = span(dv, &clusters);
+    meta.insert("first_seen".into(), json!(iso(first)));
+    meta.insert("last_seen".into(), json!(iso(last)));
+    meta.insert("tier".into(), json!(d.tier.label()));
+    meta.insert("tier_basis".into(), json!(basis));
+    meta.insert("attempt_count".into(), json!(d.attempts));
+    meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
+    meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
+    meta.insert(
+        "backtest".into(),
+        d.backtest
+            .to_json(&scope(primary, d.proposal.literal.as_deref())),
+    );
+    if let Some(stats) = dv.shapes.get(&primary.shape)
+        && matches!(primary.kind, Kind::Program { .. })
+    {
+        meta.insert("shape_attempts".into(), json!(stats.attempts));
+    }
+    if let Some(k) = d
+        .contrast
+        .as_ref()
+        .filter(|k| k.successes >= super::contrast::MIN_SUCCESSES)
+    {
+        meta.insert(
+            "contrast".into(),
+            json!({
+                "successes": k.successes,
+                "failures": k.failures,
+                "unless": k.unless,
+                "narrow": k.narrow,
+            }),
+        );
+    }
+    if let Some(note) = crossfire_note(d, dv.options.min_attempts) {
+        meta.insert("crossfire_note".into(), json!(note));
+    }
+    if clusters.len() > 1 {
+        meta.insert(
+            "clusters".into(),
+            Value::Array(
+                clusters
+                    .iter()
+                    .map(|c| json!({"id": c.id(), "signature": c.signature, "fail_count": c.count()}))
+                    .collect(),
+            ),
+        );
+    }
+    meta.insert("window".into(), dv.options.window.to_json());
+    let mut out = Map::new();
+    if let Value::Object(skel) = skeleton(primary, &d.proposal) {
+        for (k, v) in skel {
+            let is_action = k == "action";
+            out.insert(k, v);
+            if is_action {
+                out.insert("message".into(), json!(message));
+            }
+        }
+    }
+    out.insert("meta".into(), Value::Object(meta));
+    if let Some(ex) = examples(dv, d, primary, rule) {
+        out.insert("examples".into(), ex);
+    }
+    Value::Object(out)
+}
+
+/// "Bash" or "Bash poll-loop" etc. for the message.
+fn what_failed(c: &Cluster) -> String {
+    match &c.kind {
+        Kind::PollLoop => "Bash poll loop".into(),
+        Kind::DeadHost(h) => format!("Bash call to unresolvable host {h}"),
+        _ => c.group.glob.clone(),
+    }
+}
+
+/// First and last failure of the clusters.
+fn span(dv: &Derivation, clusters: &[&Cluster]) -> (i64, i64) {
+    let times = clusters
+        .iter()
+        .flat_map(|c| c.failures.iter().map(|&i| dv.failures[i].started_ms));
+    let first = times.clone().min().unwrap_or_default();
+    let last = times.max().unwrap_or_default();
+    (first, last)
+}
+
+/// Which calls the backtest ran over (stored with the evidence).
+fn scope(c: &Cluster, literal: Option<&str>) -> String {
+    match literal {
+        Some(l) => format!(
+            "settled {} calls in the window whose text contains '{l}' (every match must)",
+            c.group.glob
+        ),
+        None => format!("settled {} calls in the window", c.group.glob),
+    }
+}
+
+/// Says so when crossfire lowers the ceiling below what the failures alone would allow.
+fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
+    let b = &d.backtest;
+    if b.crossfire == 0 || d.attempts.is_none() {
+        return None;
+    }
+    let (alone, _) = tier::classify(b.failures, b.failures, min_attempts);
+    let share = round4(b.crossfire as f64 / b.matched as f64) * 100.0;
+    if d.tier.ceiling() < alone.ceiling() {
+        Some(format!(
+            "the pattern also matches {} successful call(s) ({share:.0}% of what it matches): that lowers its ceiling from {} to {}",
+            b.crossfire,
+            alone.ceiling(),
+            d.tier.ceiling()
+        ))
+    } else {
+        Some(format!(
+            "the pattern also matches {} successful call(s) ({share:.0}% of what it matches)",
+            b.crossfire
+        ))
+    }
+}
+
+/// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the
+/// contrast exempts. Each is re-checked with the real matcher on the redacted text.
+fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Value> {
+    if d.proposal.any.is_empty() {
+        return None;
+    }
+    let tool = primary.group.glob.as_str();
+    let mut should_fire = Vec::new();
+    if let Some(i) = d.backtest.failure_sample {
+        let cmd = redact_capped(&dv.scan.calls[i].command, SAMPLE_CHARS);
+        if backtest::fires_on(rule, tool, &cmd) {
+            should_fire.push(cmd);
+        }
+    }
+    let mut should_not_fire = Vec::new();
+    if d.proposal.kind == "missing-flag" || d.proposal.kind == "narrowed" {
+        let spared = dv.shapes.get(&primary.shape).and_then(|s| {
+            s.samples.iter().find_map(|&i| {
+                let call = &dv.scan.calls[i];
+                let cmd = redact_capped(&call.command, SAMPLE_CHARS);
+                (call.outcome == Outcome::Success && !backtest::fires_on(rule, tool, &cmd))
+                    .then_some(cmd)
+            })
+        });
+        should_not_fire.extend(spared);
+    }
+    if should_fire.is_empty() && should_not_fire.is_empty() {
+        return None;
+    }
+    let mut ex = Map::new();
+    if !should_fire.is_empty() {
+        ex.insert("should_fire".into(), json!(should_fire));
+    }
+    if !should_not_fire.is_empty() {
+        ex.insert("should_not_fire".into(), json!(should_not_fire));
+    }
+    Some(Value::Object(ex))
+}
+
+/// One withheld (anecdotal) cluster as listed in `dropped_anecdotal`.
+pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Value {
+    let c = &dv.clusters[d.clusters[0]];
+    let shape = if c.kind == Kind::ToolWide {
+        "(tool-wide)".to_string()
+    } else {
+        c.shape.clone()
+    };
+    json!({
+        "tool": c.group.glob,
+        "shape": shape,
+        "id": d.id(),
+        "fail_count": d.fail_count(&dv.clusters),
+        "pattern": d.proposal.any.first(),
+        "tier": d.tier.label(),
+        "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
+        "attempt_count": d.attempts,
+        "fail_rate": d.rate.map(round4),
+        "action_ceiling": d.tier.ceiling().as_str(),
+    })
+}
+
+/// The candidate document of a derivation.
+pub(crate) fn document(dv: &Derivation) -> Value {
+    let o = &dv.options;
+    let days = o.window.days();
+    json!({
+        "ruleset": "derived-candidates",
+        "bias": "fail-open",
+        "description": format!(
+            "Auto-derived candidate rules from the callus store ({} clusters, >= {} fails in {days}d, >= {} attempts). \
+             All action=monitor (log-only). Review, refine the regex + message, then promote — no further than each rule's meta.action_ceiling.",
+            dv.candidates.len(), o.min_count, o.min_attempts
+        ),
+        "rules": dv.candidates.iter().map(|d| d.rule.clone()).collect::<Vec<_>>(),
+        "dropped_anecdotal": dv.withheld.iter().map(|d| dropped_entry(dv, d)).collect::<Vec<_>>(),
+        "generated": {
+            "at": iso(crate::store::now_ms()),
+            "by": concat!("callus derive ", env!("CARGO_PKG_VERSION")),
+            "min_count": o.min_count,
+            "min_attempts": o.min_attempts,
+            "keep_anecdotal": o.keep_anecdotal,
+            "excluded_tools": o.excluded,
+        },
+        "window": o.window.to_json(),
+        "caveat": CAVEAT,
+    })
+}
+
+/// What a merge did.
+#[derive(Debug)]
+pub(crate) struct Written {
+    /// The document as written.
+    pub document: Value,
+    /// Candidates new to the file.
+    pub added: usize,
+    /// Candidates updated in place.
+    pub updated: usize,
+    /// Earlier candidates left as they were.
+    pub kept: usize,
+}
+
+/// Merge `doc` into the candidate file at `path` (created if absent) and write it.
+pub(crate) fn merge_into(path: &Path, doc: &Value) -> Result<Written> {
+    let name = path.display().to_string();
+    let existing: Option<Value> = match std::fs::read_to_string(path) {
+        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| Error::json(&name, e))?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let written = merge(existing.as_ref(), doc, &name)?;
+    let text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
+    let report = crate::rules::check::check_text(&name, &text);
+    if !report.ok {
+        let mut problems = report.errors;
+        problems.extend(report.example_failures);
+        return Err(Error::Ruleset {
+            file: name,
+            rule: None,
+            field: None,
+            msg: format!(
+                "the merged candidates would not pass guard check, nothing written: {}",
+                problems.join("; ")
+            ),
+        });
+    }
+    write_private(path, &text)?;
+    Ok(written)
+}
+
+/// Merge the new document into an existing one (pure; see the module docs for the policy).
+pub(crate) fn merge(existing: Option<&Value>, new: &Value, name: &str) -> Result<Written> {
+    let mut top = match existing {
+        None => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => {
+            return Err(Error::Ruleset {
+                file: name.to_string(),
+                rule: None,
+                field: None,
+                msg: "top level is not a JSON object; refusing to overwrite it".into(),
+            });
+        }
+    };
+    let mut rules: Vec<Value> = match top.remove("rules") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Error::Ruleset {
+                file: name.to_string(),
+                rule: None,
+                field: Some("rules".into()),
+                msg: "must be an array; refusing to overwrite it".into(),
+            });
+        }
+    };
+    let mut touched = vec![false; rules.len()];
+    let (mut added, mut updated) = (0, 0);
+    for cand in new["rules"].as_array().into_iter().flatten() {
+        let ids = cluster_ids(cand);
+        let found = rules.iter().position(|old| {
+            old.get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| ids.iter().any(|x| x == id))
+        });
+        if let Some(j) = found {
+            rules[j] = merge_rule(&rules[j], cand);
+            touched[j] = true;
+            updated += 1;
+        } else {
+            rules.push(cand.clone());
+            touched.push(true);
+            added += 1;
+        }
+    }
+    let kept = touched.iter().filter(|t| !**t).count();
+    let mut out = Map::new();
+    for key in ["ruleset", "bias", "description"] {
+        out.insert(key.into(), new[key].clone());
+    }
+    out.insert("rules".into(), Value::Array(rules));
+    for key in ["dropped_anecdotal", "generated", "window", "caveat"] {
+        out.insert(key.into(), new[key].clone());
+    }
+    // Anything else a human put at the top level stays.
+    for (k, v) in top {
+        out.entry(k).or_insert(v);
+    }
+    Ok(Written {
+        document: Value::Object(out),
+        added,
+        updated,
+        kept,
+    })
+}
+
+/// The candidate's id and the ids of every cluster folded into it.
+fn cluster_ids(cand: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = cand["id"]
+        .as_str()
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    for c in cand["meta"]["clusters"].as_array().into_iter().flatten() {
+        if let Some(id) = c["id"].as_str() {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+/// The new candidate, keeping the old id and what a human added to the old one.
+fn merge_rule(old: &Value, new: &Value) -> Value {
+    let (Value::Object(old), Value::Object(new)) = (old, new) else {
+        return new.clone();
+    };
+    let mut out = new.clone();
+    if let Some(id) = old.get("id") {
+        out.insert("id".into(), id.clone());
+    }
+    if let Some(Value::String(m)) = old.get("message")
+        && !m.trim_start().starts_with("DRAFT")
+    {
+        out.insert("message".into(), json!(m));
+    }
+    if let (Some(Value::Object(old_meta)), Some(Value::Object(meta))) =
+        (old.get("meta"), out.get_mut("meta"))
+    {
+        for (k, v) in old_meta {
+            if k == "added" || !DERIVED_META.contains(&k.as_str()) {
+                meta.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    for (k, v) in old {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Write `text` to `path` atomically (temp file + rename), private to the user.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    crate::config::ensure_private_dir(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| Error::io(tmp.path(), e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::needless_pass_by_value)] // call sites read as a literal document
+    fn doc(rules: Value) -> Value {
+        json!({"ruleset": "derived-candidates", "bias": "fail-open", "description": "d",
+               "rules": rules, "dropped_anecdotal": [], "generated": {}, "window": {}, "caveat": "c"})
+    }
+
+    #[test]
+    fn merge_keeps_human_notes_and_earlier_candidates() {
+        let old = doc(json!([
+            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor",
+             "message": "Bare psql: use scripts/db.py", "pinned": true,
+             "meta": {"fail_count": 3, "added": "2026-06-01", "review": "looks right — kai"}},
+            {"id": "derived-bash-old-bbbb", "tool": "Bash", "action": "monitor", "meta": {}}
+        ]));
+        let new = doc(json!([
+            {"id": "derived-bash-psql-cccc", "tool": "Bash", "action": "monitor",
+             "message": "DRAFT — new", "meta": {"fail_count": 9, "added": "2026-07-08",
+             "clusters": [{"id": "derived-bash-psql-aaaa"}, {"id": "derived-bash-psql-cccc"}]}},
+            {"id": "derived-bash-new-dddd", "tool": "Bash", "action": "monitor", "message": "DRAFT", "meta": {}}
+        ]));
+        let w = merge(Some(&old), &new, "f").unwrap();
+        assert_eq!((w.added, w.updated, w.kept), (1, 1, 1));
+        let rules = w.document["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 3);
+        let psql = &rules[0];
+        assert_eq!(psql["id"], "derived-bash-psql-aaaa");
+        assert_eq!(psql["message"], "Bare psql: use scripts/db.py");
+        assert_eq!(psql["pinned"], true);
+        assert_eq!(psql["meta"]["review"], "looks right — kai");
+        assert_eq!(psql["meta"]["added"], "2026-06-01");
+        assert_eq!(psql["meta"]["fail_count"], 9);
+        assert_eq!(rules[1]["id"], "derived-bash-old-bbbb");
+        assert_eq!(rules[2]["id"], "derived-bash-new-dddd");
+    }
+
+    #[test]
+    fn merge_refuses_a_file_that_is_not_a_ruleset() {
+        assert!(merge(Some(&json!([1, 2])), &doc(json!([])), "f").is_err());
+        assert!(merge(Some(&json!({"rules": "x"})), &doc(json!([])), "f").is_err());
+    }
+}

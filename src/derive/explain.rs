@@ -1,0 +1,316 @@
+//! `callus derive explain ID`: the evidence behind one candidate — its failing calls
+//! (redacted), the successful calls of the same shape, the contrast that produced each
+//! `unless` or narrowing, and the backtest of the pattern.
+//!
+//! The candidate is re-derived from the store over the window it was derived in (its
+//! `meta.window` in `$CALLUS_HOME/candidates.json` when it is there, else `--since/--until`),
+//! with the thresholds recorded in that file, and anecdotal clusters kept, so an id the
+//! summary listed — proposed or withheld — can always be explained while its calls are in the
+//! store. Ids are matched against every cluster folded into a candidate.
+
+use serde_json::{Value, json};
+
+use super::cluster::Kind;
+use super::contrast::{
+    MIN_SUCCESSES, NARROW_FAILURE_SHARE, NARROW_SUCCESS_SHARE, UNLESS_FAILURE_SHARE,
+    UNLESS_SUCCESS_SHARE,
+};
+use super::window::{Window, iso};
+use super::{Derivation, Derived, Options};
+use crate::cli::DeriveArgs;
+use crate::config::Home;
+use crate::guard::commands::{print_json, table};
+use crate::redact::redact_capped;
+use crate::rules::tier;
+use crate::{Error, Exit, Result};
+
+/// Most failing calls listed.
+const MAX_FAILURES: usize = 100;
+/// Most successes listed.
+const MAX_SUCCESSES: usize = 20;
+/// Width of commands and errors in the tables.
+const CELL_CHARS: usize = 100;
+
+/// Run `derive explain ID`.
+pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Result<Exit> {
+    let mut options = Options::from_args(args)?;
+    options.keep_anecdotal = true;
+    if let Some((window, generated)) = recorded(home, id) {
+        options.window = window;
+        if let Some(n) = generated["min_count"].as_u64().filter(|n| *n > 0) {
+            options.min_count = n;
+        }
+        if let Some(n) = generated["min_attempts"].as_u64() {
+            options.min_attempts = n;
+        }
+    }
+    let conn = super::open_store(home)?;
+    let dv = super::derive(&conn, options)?;
+    let Some(d) = dv
+        .candidates
+        .iter()
+        .find(|d| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
+    else {
+        return Err(not_found(&dv, id));
+    };
+    let report = report(&dv, d);
+    if json {
+        print_json(&report);
+    } else {
+        print!("{}", text(&report));
+    }
+    Ok(Exit::Ok)
+}
+
+/// The window and `generated` block a candidate file recorded for `id`, if it has it.
+fn recorded(home: &Home, id: &str) -> Option<(Window, Value)> {
+    let text = std::fs::read_to_string(home.candidates_path()).ok()?;
+    let doc: Value = serde_json::from_str(&text).ok()?;
+    let rule = doc["rules"].as_array()?.iter().find(|r| {
+        r["id"] == id
+            || r["meta"]["clusters"]
+                .as_array()
+                .is_some_and(|cs| cs.iter().any(|c| c["id"] == id))
+    })?;
+    let window = Window::from_json(&rule["meta"]["window"])?;
+    Some((window, doc["generated"].clone()))
+}
+
+/// Why there is nothing to explain.
+fn not_found(dv: &Derivation, id: &str) -> Error {
+    let w = &dv.options.window;
+    let during = format!("in {} .. {}", iso(w.since_ms), iso(w.until_ms));
+    match dv.clusters.iter().find(|c| c.id() == id) {
+        Some(c) if c.kind == Kind::NoProgram => Error::Invalid(format!(
+            "cluster '{id}' ran only shell builtins ({} failure(s) {during}): derive proposes no rule for it",
+            c.count()
+        )),
+        Some(c) => Error::Invalid(format!(
+            "cluster '{id}' has {} failure(s) {during}, fewer than --min-count {}",
+            c.count(),
+            dv.options.min_count
+        )),
+        None => Error::Invalid(format!(
+            "no candidate or cluster '{id}' {during} (ids come from `callus derive`; pass --since/--until for another window)"
+        )),
+    }
+}
+
+/// The explanation as JSON.
+fn report(dv: &Derivation, d: &Derived) -> Value {
+    let primary = &dv.clusters[d.clusters[0]];
+    let mut failures: Vec<usize> = d
+        .clusters
+        .iter()
+        .flat_map(|&i| dv.clusters[i].failures.iter().copied())
+        .collect();
+    failures.sort_by_key(|&i| dv.failures[i].started_ms);
+    let failing: Vec<Value> = failures
+        .iter()
+        .take(MAX_FAILURES)
+        .map(|&i| {
+            let f = &dv.failures[i];
+            json!({
+                "at": iso(f.started_ms),
+                "tool": f.tool,
+                "session": f.session,
+                "command": redact_capped(&f.command, 300),
+                "error": redact_capped(&f.error, 300),
+            })
+        })
+        .collect();
+    let stats = dv
+        .shapes
+        .get(&primary.shape)
+        .filter(|_| matches!(primary.kind, Kind::Program { .. }));
+    let successes = stats.map(|s| {
+        json!({
+            "shape": primary.shape,
+            "attempts": s.attempts,
+            "successes": s.successes,
+            "samples": s.samples.iter().take(MAX_SUCCESSES).map(|&i| {
+                let c = &dv.scan.calls[i];
+                json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)})
+            }).collect::<Vec<_>>(),
+        })
+    });
+    let contrast = d.contrast.as_ref().map(|k| {
+        json!({
+            "successes": k.successes,
+            "failures": k.failures,
+            "rules": {
+                "min_successes": MIN_SUCCESSES,
+                "unless": format!("a flag in >= {:.0}% of successes and <= {:.0}% of failures", UNLESS_SUCCESS_SHARE * 100.0, UNLESS_FAILURE_SHARE * 100.0),
+                "narrow": format!("a token in >= {:.0}% of failures and <= {:.0}% of successes", NARROW_FAILURE_SHARE * 100.0, NARROW_SUCCESS_SHARE * 100.0),
+            },
+            "tokens": k.tokens,
+        })
+    });
+    let crossfire: Vec<Value> = d
+        .backtest
+        .crossfire_samples
+        .iter()
+        .map(|&i| {
+            let c = &dv.scan.calls[i];
+            json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)})
+        })
+        .collect();
+    let mut backtest = d.rule["meta"]["backtest"].clone();
+    backtest["crossfire_samples"] = json!(crossfire);
+    json!({
+        "id": d.id(),
+        "clusters": d.clusters.iter().map(|&i| {
+            let c = &dv.clusters[i];
+            json!({"id": c.id(), "tool": c.group.glob, "shape": c.shape, "signature": c.signature, "fail_count": c.count()})
+        }).collect::<Vec<_>>(),
+        "window": dv.options.window.to_json(),
+        "kind": d.proposal.kind,
+        "rule": {
+            "tool": d.rule["tool"],
+            "match": d.rule.get("match"),
+            "any": d.rule.get("any"),
+            "unless": d.rule.get("unless"),
+            "flags": d.rule.get("flags"),
+        },
+        "failures": {"count": failures.len(), "calls": failing},
+        "successes_of_shape": successes,
+        "contrast": contrast,
+        "backtest": backtest,
+        "tier": d.tier.label(),
+        "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
+        "action_ceiling": d.tier.ceiling().as_str(),
+        "crossfire_note": d.rule["meta"].get("crossfire_note"),
+        "caveat": super::candidates::CAVEAT,
+    })
+}
+
+fn cell(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    };
+    let one_line = s.replace('\n', " ⏎ ");
+    let mut out: String = one_line.chars().take(CELL_CHARS).collect();
+    if one_line.chars().count() > CELL_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+/// The explanation for people.
+fn text(r: &Value) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "candidate {}  ({}, window {} .. {})",
+        cell(&r["id"]),
+        cell(&r["kind"]),
+        cell(&r["window"]["since"]),
+        cell(&r["window"]["until"])
+    );
+    for c in r["clusters"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  cluster {}: {} · shape {} · {} failure(s) · signature \"{}\"",
+            cell(&c["id"]),
+            cell(&c["tool"]),
+            cell(&c["shape"]),
+            c["fail_count"],
+            cell(&c["signature"])
+        );
+    }
+    let rule = &r["rule"];
+    let _ = writeln!(
+        out,
+        "\nrule: tool {}  match {}",
+        cell(&rule["tool"]),
+        cell(&rule["match"])
+    );
+    for p in rule["any"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "  any    {}", cell(p));
+    }
+    for p in rule["unless"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "  unless {}", cell(p));
+    }
+    let _ = writeln!(out, "\nfailing calls ({}):", r["failures"]["count"]);
+    let mut t = table(&["at", "session", "command", "error"]);
+    for f in r["failures"]["calls"].as_array().into_iter().flatten() {
+        t.add_row(vec![
+            cell(&f["at"]),
+            cell(&f["session"]),
+            cell(&f["command"]),
+            cell(&f["error"]),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if let Some(s) = r["successes_of_shape"].as_object() {
+        let _ = writeln!(
+            out,
+            "\nsuccessful calls of shape '{}': {} of {} attempts",
+            cell(&s["shape"]),
+            s["successes"],
+            s["attempts"]
+        );
+        let mut t = table(&["at", "command"]);
+        for c in s["samples"].as_array().into_iter().flatten() {
+            t.add_row(vec![cell(&c["at"]), cell(&c["command"])]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    if let Some(k) = r["contrast"].as_object() {
+        let _ = writeln!(
+            out,
+            "\ncontrast ({} successes vs {} failures; {}; {}; needs >= {} successes):",
+            k["successes"],
+            k["failures"],
+            cell(&k["rules"]["unless"]),
+            cell(&k["rules"]["narrow"]),
+            k["rules"]["min_successes"]
+        );
+        let mut t = table(&["token", "in successes", "in failures", "verdict"]);
+        for e in k["tokens"].as_array().into_iter().flatten() {
+            t.add_row(vec![
+                cell(&e["token"]),
+                format!("{} / {}", e["in_successes"], k["successes"]),
+                format!("{} / {}", e["in_failures"], k["failures"]),
+                cell(&e["verdict"]),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    let b = &r["backtest"];
+    let _ = writeln!(
+        out,
+        "\nbacktest over {}:\n  matched {}, failures {} (rate {}), crossfire {}, sessions {}, first {} last {}",
+        cell(&b["scope"]),
+        b["matched"],
+        b["failures"],
+        cell(&b["fail_rate"]),
+        b["crossfire"],
+        b["sessions"],
+        cell(&b["first_seen"]),
+        cell(&b["last_seen"])
+    );
+    for c in b["crossfire_samples"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  crossfire: {}  {}",
+            cell(&c["at"]),
+            cell(&c["command"])
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\ntier {} — {}; promote no further than {}",
+        cell(&r["tier"]),
+        cell(&r["tier_basis"]),
+        cell(&r["action_ceiling"])
+    );
+    if let Some(n) = r["crossfire_note"].as_str() {
+        let _ = writeln!(out, "note: {n}");
+    }
+    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
+    out
+}

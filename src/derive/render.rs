@@ -1,0 +1,157 @@
+//! The human summary of a derive run: a table of candidates (count, tool, pattern, tier with
+//! its basis, ceiling, crossfire), then what was withheld and why, then the caveat that the
+//! rates are observational. stdout only; the "wrote …" line goes to stderr from the caller.
+
+use std::fmt::Write as _;
+
+use super::candidates::{CAVEAT, Written};
+use super::cluster::Kind;
+use super::window::iso;
+use super::{Derivation, Derived};
+use crate::guard::commands::table;
+use crate::rules::tier;
+
+/// Most withheld clusters listed by name.
+const MAX_WITHHELD_LISTED: usize = 10;
+
+/// Print the summary of `dv` to stdout.
+pub(crate) fn summary(dv: &Derivation, written: Option<&Written>) {
+    print!("{}", summary_text(dv, written));
+}
+
+/// The summary as text (tested without a terminal).
+pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String {
+    let o = &dv.options;
+    let days = o.window.days();
+    let mut out = String::new();
+    if dv.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "No recurring failures (>= {} in {days}d). Nothing to propose.",
+            o.min_count
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} candidate rule(s) from recurring failures (>= {} in {days}d, {} .. {}):",
+            dv.candidates.len(),
+            o.min_count,
+            iso(o.window.since_ms),
+            iso(o.window.until_ms)
+        );
+        let mut t = table(&[
+            "id",
+            "fails",
+            "tool",
+            "pattern",
+            "tier",
+            "ceiling",
+            "crossfire",
+        ]);
+        for d in &dv.candidates {
+            t.add_row(row(dv, d));
+        }
+        let _ = writeln!(out, "{t}");
+        let _ = writeln!(
+            out,
+            "Look closer with `callus derive explain ID`; promote with `callus rules promote ID --action A --message M`."
+        );
+    }
+    if !dv.withheld.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} cluster(s) withheld as anecdotal (< {} attempts — too thin to grade):",
+            dv.withheld.len(),
+            o.min_attempts
+        );
+        for d in dv.withheld.iter().take(MAX_WITHHELD_LISTED) {
+            let c = &dv.clusters[d.clusters[0]];
+            let shape = if c.kind == Kind::ToolWide {
+                "(tool-wide)".to_string()
+            } else {
+                c.shape.chars().take(40).collect()
+            };
+            let _ = writeln!(
+                out,
+                "  · {:<16} {:<40} {}",
+                c.group.glob,
+                shape,
+                tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0))
+            );
+        }
+        if dv.withheld.len() > MAX_WITHHELD_LISTED {
+            let _ = writeln!(
+                out,
+                "  · … and {} more",
+                dv.withheld.len() - MAX_WITHHELD_LISTED
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  (re-run with --keep-anecdotal to propose them anyway, capped at monitor)"
+        );
+    }
+    if !dv.unpatterned.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} cluster(s) ran only shell builtins (cd, export, set, …): nothing a rule could safely match:",
+            dv.unpatterned.len()
+        );
+        for &i in dv.unpatterned.iter().take(MAX_WITHHELD_LISTED) {
+            let c = &dv.clusters[i];
+            let sig: String = c.signature.chars().take(60).collect();
+            let _ = writeln!(out, "  · {}x  {sig}", c.count());
+        }
+    }
+    if dv.below_min > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} smaller cluster(s) had fewer than {} failures and are not shown.",
+            dv.below_min, o.min_count
+        );
+    }
+    if let Some(w) = written
+        && w.kept > 0
+    {
+        let _ = writeln!(
+            out,
+            "\n{} earlier candidate(s) did not recur in this window and were kept as they were.",
+            w.kept
+        );
+    }
+    if !dv.candidates.is_empty() || !dv.withheld.is_empty() {
+        let _ = writeln!(out, "\n{CAVEAT}");
+    }
+    out
+}
+
+fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
+    let c = &dv.clusters[d.clusters[0]];
+    let mut pattern = d
+        .proposal
+        .any
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "(tool-wide)".into());
+    for u in &d.proposal.unless {
+        let _ = write!(pattern, "\nunless {u}");
+    }
+    let crossfire = if d.backtest.crossfire == 0 {
+        "0".to_string()
+    } else {
+        format!("{} of {}", d.backtest.crossfire, d.backtest.matched)
+    };
+    vec![
+        d.id().to_string(),
+        d.fail_count(&dv.clusters).to_string(),
+        c.group.glob.clone(),
+        pattern,
+        format!(
+            "{} — {}",
+            d.tier.label(),
+            tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0))
+        ),
+        d.tier.ceiling().to_string(),
+        crossfire,
+    ]
+}
