@@ -10,10 +10,16 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::{Error, Result};
 
 /// The embedded migrations, in order. Never edit one that has shipped: add a new file.
-pub const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_initial",
-    include_str!("../../migrations/0001_initial.sql"),
-)];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_initial",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
+    (
+        "0002_record_imports",
+        include_str!("../../migrations/0002_record_imports.sql"),
+    ),
+];
 
 /// The schema version the store is at.
 pub fn current_version(conn: &Connection) -> Result<i64> {

@@ -1,0 +1,174 @@
+//! callusguard JSONL traces (spec §6.3): one tool call per line, `ts, tool_name,
+//! tool_input, status, error`.
+//!
+//! Read as callusguard reads them — `tool_name`, else `tool`, else `Bash`; the command from
+//! `tool_input.command` or a top-level `command`; failed iff `status` says `failure`, else
+//! iff `is_error`, else iff `error` is non-blank — with callus's refinements: a failure whose
+//! text is a refusal is `denied`, an interruption is `interrupted`, and other statuses
+//! (`pending`, `denied`, `interrupted`) are kept. The row id is the line's `tool_use_id`
+//! when it has one (so a trace of hook payloads merges with live rows), else
+//! `trace-<sha256 of the line>-<n>` with `n` counting identical lines, stable across
+//! re-imports and appends.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::{Sink, timestamp_ms};
+use crate::Result;
+use crate::record::classify::{self, Status};
+use crate::record::rows::{Call, Session, value_text};
+use crate::record::signature::leading_exit_code;
+use crate::rules::layers::sha256_hex;
+
+/// Import one trace file.
+pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut sessions: HashMap<String, Session> = HashMap::new();
+    sink.lines(path, |sink, _, obj| {
+        let call = call(&obj, &mut seen);
+        if let Some(sid) = &call.session_id {
+            let s = sessions.entry(sid.clone()).or_insert_with(|| Session {
+                id: sid.clone(),
+                host: call.host,
+                cwd: call.cwd.clone(),
+                ..Session::default()
+            });
+            s.saw(call.started_ms.or(call.ended_ms));
+        }
+        sink.call(&call)
+    })?;
+    for s in sessions.values() {
+        sink.session(s)?;
+    }
+    Ok(())
+}
+
+fn call(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
+    let text = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    };
+    let tool = text("tool_name").or_else(|| text("tool")).unwrap_or("Bash");
+    let input = match obj.get("tool_input") {
+        Some(v @ Value::Object(_)) => v.clone(),
+        _ => match text("command") {
+            Some(c) => json!({ "command": c }),
+            None => Value::Null,
+        },
+    };
+    let id = text("tool_use_id").map_or_else(|| synthetic_id(obj, seen), str::to_string);
+    let host = match text("host").and_then(crate::hook::Host::from_slug) {
+        Some(h) => h.slug(),
+        None => "trace",
+    };
+    let mut call = Call::new(id, host, "trace", tool, input);
+    call.session_id = text("session_id").map(str::to_string);
+    call.cwd = text("cwd").map(str::to_string);
+    call.agent_id = text("agent_id").map(str::to_string);
+    let ts = timestamp_ms(obj.get("ts").or_else(|| obj.get("timestamp")));
+    call.started_ms = ts;
+    call.duration_ms = obj.get("duration_ms").and_then(Value::as_i64);
+    call.ended_ms = ts.zip(call.duration_ms).map(|(t, d)| t + d);
+    let error = obj
+        .get("error")
+        .filter(|v| !v.is_null())
+        .or_else(|| obj.get("tool_response"))
+        .map(|v| value_text(v).into_owned())
+        .filter(|e| !e.trim().is_empty());
+    let stated = text("status").map(|s| (s, Status::parse(s)));
+    let is_error = obj.get("is_error").and_then(Value::as_bool) == Some(true);
+    let failed = match stated {
+        Some((_, Some(Status::Failure))) => true,
+        Some((_, Some(other))) => {
+            call.status = other;
+            false
+        }
+        // An unknown status word is not a failure (callusguard: failed iff "failure").
+        Some((_, None)) => false,
+        None => {
+            is_error
+                || obj
+                    .get("error")
+                    .is_some_and(|e| !value_text(e).trim().is_empty())
+        }
+    };
+    if failed {
+        let err = error.clone().unwrap_or_default();
+        call.status = classify::failed(false, &err);
+    } else if call.status == Status::Pending && stated.is_none_or(|(_, s)| s.is_none()) {
+        call.status = Status::Success;
+    }
+    call.exit_code = obj
+        .get("exit_code")
+        .and_then(Value::as_i64)
+        .or_else(|| error.as_deref().and_then(leading_exit_code));
+    call.error = error;
+    call
+}
+
+fn synthetic_id(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> String {
+    // serde_json keeps key order (preserve_order), so the re-encoded line is stable.
+    let line = Value::Object(obj.clone()).to_string();
+    let hash = sha256_hex(line.as_bytes())[..20].to_string();
+    let n = seen.entry(hash.clone()).or_insert(0);
+    *n += 1;
+    format!("trace-{hash}-{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Call {
+        let obj = serde_json::from_str::<Value>(line).unwrap();
+        call(obj.as_object().unwrap(), &mut HashMap::new())
+    }
+
+    #[test]
+    fn callusguard_failure_rules() {
+        let c = parse(
+            r#"{"ts":"2026-01-01T00:00:00Z","tool_name":"Bash","tool_input":{"command":"psql -h x"},"status":"failure","error":"FATAL: database \"kai\" does not exist"}"#,
+        );
+        assert_eq!(c.status, Status::Failure);
+        assert_eq!(c.started_ms, Some(1_767_225_600_000));
+        let c = parse(r#"{"command":"ls","error":"boom"}"#);
+        assert_eq!((c.status, c.tool.as_str()), (Status::Failure, "Bash"));
+        let c = parse(r#"{"tool":"Read","is_error":true,"tool_response":{"e":1}}"#);
+        assert_eq!(c.status, Status::Failure);
+        let c =
+            parse(r#"{"tool_name":"Bash","command":"ls","status":"success","error":"ignored"}"#);
+        assert_eq!(c.status, Status::Success);
+        let c = parse(r#"{"tool_name":"Bash","command":"ls","status":"weird"}"#);
+        assert_eq!(c.status, Status::Success);
+    }
+
+    #[test]
+    fn refusals_and_kept_statuses() {
+        let c = parse(
+            r#"{"tool_name":"Bash","command":"rm -rf /","status":"failure","error":"This command requires approval"}"#,
+        );
+        assert_eq!(c.status, Status::Denied);
+        let c = parse(r#"{"tool_name":"Bash","command":"x","status":"pending"}"#);
+        assert_eq!(c.status, Status::Pending);
+        let c = parse(
+            r#"{"tool_name":"Bash","command":"x","status":"failure","error":"Exit code 3\nno"}"#,
+        );
+        assert_eq!(c.exit_code, Some(3));
+    }
+
+    #[test]
+    fn ids_are_stable_and_distinguish_repeats() {
+        let mut seen = HashMap::new();
+        let obj = serde_json::from_str::<Value>(r#"{"tool_name":"Bash","command":"ls"}"#).unwrap();
+        let a = call(obj.as_object().unwrap(), &mut seen).tool_use_id;
+        let b = call(obj.as_object().unwrap(), &mut seen).tool_use_id;
+        assert_ne!(a, b);
+        let again = call(obj.as_object().unwrap(), &mut HashMap::new()).tool_use_id;
+        assert_eq!(a, again);
+        let with_id = parse(r#"{"tool_name":"Bash","command":"ls","tool_use_id":"toolu_1"}"#);
+        assert_eq!(with_id.tool_use_id, "toolu_1");
+    }
+}
