@@ -4,7 +4,8 @@
 //! exits 0 whatever happens; an unreadable payload, a store that cannot be written or a
 //! panic is one line in `$CALLUS_HOME/errors.log` (rotated). Each event costs one store
 //! open (migrations only when behind), one `BEGIN IMMEDIATE` transaction and a close with no
-//! WAL checkpoint.
+//! WAL checkpoint; about one event in forty also empties the WAL (`store::trim_wal`), so the
+//! next process does not have to re-read it.
 //!
 //! Events (both hosts):
 //! - `PreToolUse`: the call's row, `pending`, with its start time.
@@ -82,8 +83,10 @@ fn scan_result_text(home: &Home, event: &HookEvent, text: &str) {
 pub(crate) fn record_event(home: &Home, event: &HookEvent, now: i64) -> Result<Option<String>> {
     let host = host_of(event);
     let observed = observe(event, host, now);
-    let conn = crate::store::open(&home.db_path())?;
+    let db = home.db_path();
+    let conn = crate::store::open(&db)?;
     write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
+    crate::store::trim_wal(&conn, &db)?;
     Ok(observed.and_then(|o| o.result_text))
 }
 

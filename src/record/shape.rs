@@ -145,12 +145,21 @@ fn shape_tokens(segment: &Segment) -> Vec<&str> {
     }
 }
 
+/// The segment's program, when its first word can name one (not a number or a
+/// redirection left over by a split such as `2>&1`).
 fn program(segment: &Segment) -> Option<&str> {
     segment
         .argv
         .iter()
         .map(String::as_str)
         .find(|w| !is_assignment(w))
+        .filter(|w| {
+            w.chars().next().is_some_and(|c| {
+                c.is_alphanumeric() || matches!(c, '.' | '/' | '_' | '~' | '{' | '}' | '!')
+            }) && !w
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '>' || c == '<' || c == '&')
+        })
         .map(basename)
 }
 
@@ -233,6 +242,8 @@ mod tests {
             sh(cmd, Some("npm ERR! install failed: E404")).unwrap(),
             "npm install"
         );
+        // Leftovers of a redirection are not programs.
+        assert_eq!(sh("cargo test 2>&1", None).unwrap(), "cargo test");
         // A word inside another word does not count.
         assert_eq!(sh("ls x; cat y", Some("class not found")).unwrap(), "cat");
     }

@@ -35,6 +35,9 @@ use crate::cli::{ImportArgs, ImportFormat};
 use crate::config::Home;
 use crate::{Error, Exit, Result};
 
+/// `SQLite` page cache of an import, in KiB.
+const IMPORT_CACHE_KIB: i64 = 64 * 1024;
+
 /// How many corrupt lines the text summary lists by `file:line` (JSON lists them all).
 const LISTED_CORRUPT: usize = 20;
 
@@ -81,7 +84,11 @@ struct Totals {
 pub fn run(args: &ImportArgs) -> Result<Exit> {
     let files = collect(&args.paths)?;
     let home = Home::from_env();
-    let conn = crate::store::open(&home.db_path())?;
+    let db = home.db_path();
+    let conn = crate::store::open(&db)?;
+    // A big page cache keeps the tool_use_id index in memory during bulk upserts.
+    conn.pragma_update(None, "cache_size", -IMPORT_CACHE_KIB)
+        .map_err(|e| Error::sql("set cache size", e))?;
     let before = count_calls(&conn)?;
     let mut totals = Totals::default();
     let total_bytes: u64 = files
@@ -98,6 +105,7 @@ pub fn run(args: &ImportArgs) -> Result<Exit> {
     }
     progress.clear();
     totals.new_calls = count_calls(&conn)? - before;
+    crate::store::trim_wal(&conn, &db)?;
     print_summary(&totals, args.json);
     for u in &totals.unreadable {
         eprintln!("callus: {u}");
@@ -359,12 +367,12 @@ impl Sink<'_> {
         self.totals.unpaired += 1;
     }
 
-    /// Read `path` line by line: `each(sink, line_number, object)` for every JSON object
-    /// line; other non-blank lines are counted as corrupt.
+    /// Read `path` line by line: `each(sink, raw line, object)` for every JSON object line;
+    /// other non-blank lines are counted as corrupt.
     pub(crate) fn lines(
         &mut self,
         path: &Path,
-        mut each: impl FnMut(&mut Self, usize, serde_json::Map<String, Value>) -> Result<()>,
+        mut each: impl FnMut(&mut Self, &[u8], serde_json::Map<String, Value>) -> Result<()>,
     ) -> Result<()> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let mut reader = BufReader::with_capacity(256 * 1024, file);
@@ -384,7 +392,7 @@ impl Sink<'_> {
                 continue;
             }
             match serde_json::from_slice::<Value>(&buf) {
-                Ok(Value::Object(obj)) => each(self, number, obj)?,
+                Ok(Value::Object(obj)) => each(self, trim_newline(&buf), obj)?,
                 _ => self
                     .totals
                     .corrupt
@@ -393,6 +401,11 @@ impl Sink<'_> {
         }
         Ok(())
     }
+}
+
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Unix ms of an ISO-8601 timestamp string or a number of seconds or milliseconds.

@@ -7,7 +7,7 @@
 //! text is a refusal is `denied`, an interruption is `interrupted`, and other statuses
 //! (`pending`, `denied`, `interrupted`) are kept. The row id is the line's `tool_use_id`
 //! when it has one (so a trace of hook payloads merges with live rows), else
-//! `trace-<sha256 of the line>-<n>` with `n` counting identical lines, stable across
+//! `trace-<sha256 of the line's bytes>-<n>` with `n` counting identical lines, stable across
 //! re-imports and appends.
 
 use std::collections::HashMap;
@@ -26,8 +26,8 @@ use crate::rules::layers::sha256_hex;
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut sessions: HashMap<String, Session> = HashMap::new();
-    sink.lines(path, |sink, _, obj| {
-        let call = call(&obj, &mut seen);
+    sink.lines(path, |sink, raw, obj| {
+        let call = call(raw, &obj, &mut seen);
         if let Some(sid) = &call.session_id {
             let s = sessions.entry(sid.clone()).or_insert_with(|| Session {
                 id: sid.clone(),
@@ -45,7 +45,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     Ok(())
 }
 
-fn call(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
+fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
     let text = |k: &str| {
         obj.get(k)
             .and_then(Value::as_str)
@@ -59,7 +59,7 @@ fn call(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
             None => Value::Null,
         },
     };
-    let id = text("tool_use_id").map_or_else(|| synthetic_id(obj, seen), str::to_string);
+    let id = text("tool_use_id").map_or_else(|| synthetic_id(raw, seen), str::to_string);
     let host = match text("host").and_then(crate::hook::Host::from_slug) {
         Some(h) => h.slug(),
         None => "trace",
@@ -109,10 +109,8 @@ fn call(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
     call
 }
 
-fn synthetic_id(obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> String {
-    // serde_json keeps key order (preserve_order), so the re-encoded line is stable.
-    let line = Value::Object(obj.clone()).to_string();
-    let hash = sha256_hex(line.as_bytes())[..20].to_string();
+fn synthetic_id(raw: &[u8], seen: &mut HashMap<String, u32>) -> String {
+    let hash = sha256_hex(raw.trim_ascii())[..20].to_string();
     let n = seen.entry(hash.clone()).or_insert(0);
     *n += 1;
     format!("trace-{hash}-{n}")
@@ -124,7 +122,11 @@ mod tests {
 
     fn parse(line: &str) -> Call {
         let obj = serde_json::from_str::<Value>(line).unwrap();
-        call(obj.as_object().unwrap(), &mut HashMap::new())
+        call(
+            line.as_bytes(),
+            obj.as_object().unwrap(),
+            &mut HashMap::new(),
+        )
     }
 
     #[test]
@@ -162,11 +164,13 @@ mod tests {
     #[test]
     fn ids_are_stable_and_distinguish_repeats() {
         let mut seen = HashMap::new();
-        let obj = serde_json::from_str::<Value>(r#"{"tool_name":"Bash","command":"ls"}"#).unwrap();
-        let a = call(obj.as_object().unwrap(), &mut seen).tool_use_id;
-        let b = call(obj.as_object().unwrap(), &mut seen).tool_use_id;
+        let line = r#"{"tool_name":"Bash","command":"ls"}"#;
+        let obj = serde_json::from_str::<Value>(line).unwrap();
+        let obj = obj.as_object().unwrap();
+        let a = call(line.as_bytes(), obj, &mut seen).tool_use_id;
+        let b = call(line.as_bytes(), obj, &mut seen).tool_use_id;
         assert_ne!(a, b);
-        let again = call(obj.as_object().unwrap(), &mut HashMap::new()).tool_use_id;
+        let again = call(line.as_bytes(), obj, &mut HashMap::new()).tool_use_id;
         assert_eq!(a, again);
         let with_id = parse(r#"{"tool_name":"Bash","command":"ls","tool_use_id":"toolu_1"}"#);
         assert_eq!(with_id.tool_use_id, "toolu_1");
