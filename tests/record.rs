@@ -836,29 +836,7 @@ fn no_secret_reaches_the_database_files() {
         SECRETS[13]
     );
     let error = format!("Exit code 1\nfailed with token={} and {}", SECRETS[1], cmd);
-    // Live Claude events.
-    let mut pre = payload("claude-pretooluse.json");
-    pre["tool_use_id"] = json!("toolu_secret");
-    pre["tool_input"] = json!({"command": cmd});
-    record(&env, &pre);
-    let mut fail = pre.clone();
-    fail["hook_event_name"] = json!("PostToolUseFailure");
-    fail["error"] = json!(error);
-    record(&env, &fail);
-    // A live Codex event (text fallback) and a non-Bash tool.
-    let mut codex = payload("codex-posttooluse-failure.json");
-    codex["tool_use_id"] = json!("call_secret");
-    codex["transcript_path"] = json!("/nonexistent/rollout-x.jsonl");
-    codex["tool_input"] = json!({"command": cmd});
-    codex["tool_response"] = json!(format!("Process exited with code 1\n{error}"));
-    record(&env, &codex);
-    let mut mcp = payload("claude-posttoolusefailure.json");
-    mcp["tool_use_id"] = json!("toolu_mcp_secret");
-    mcp["tool_name"] = json!("mcp__db__query");
-    mcp["tool_input"] = json!({"dsn": format!("postgresql://u:{}@h/db", SECRETS[8]), "token": format!("token: {}", SECRETS[1])});
-    mcp["error"] = json!(error);
-    record(&env, &mcp);
-    // Imports: a trace and a transcript holding the same.
+    // Imports first (an import may empty the WAL when done): a trace and a transcript.
     let trace = env.home_path().join("secret-trace.jsonl");
     std::fs::write(
         &trace,
@@ -887,6 +865,35 @@ fn no_secret_reaches_the_database_files() {
     )
     .unwrap();
     import(&env, &[trace, transcript]);
+    // Then live events, whose rows are still in the WAL when the files are grepped.
+    let mut pre = payload("claude-pretooluse.json");
+    pre["tool_use_id"] = json!("toolu_secret");
+    pre["tool_input"] = json!({"command": cmd});
+    record(&env, &pre);
+    let mut fail = pre.clone();
+    fail["hook_event_name"] = json!("PostToolUseFailure");
+    fail["error"] = json!(error);
+    record(&env, &fail);
+    // A live Codex event (text fallback) and a non-Bash tool.
+    let mut codex = payload("codex-posttooluse-failure.json");
+    codex["tool_use_id"] = json!("call_secret");
+    codex["transcript_path"] = json!("/nonexistent/rollout-x.jsonl");
+    codex["tool_input"] = json!({"command": cmd});
+    codex["tool_response"] = json!(format!("Process exited with code 1\n{error}"));
+    record(&env, &codex);
+    let mut mcp = payload("claude-posttoolusefailure.json");
+    mcp["tool_use_id"] = json!("toolu_mcp_secret");
+    mcp["tool_name"] = json!("mcp__db__query");
+    mcp["tool_input"] = json!({"dsn": format!("postgresql://u:{}@h/db", SECRETS[8]), "token": format!("token: {}", SECRETS[1])});
+    mcp["error"] = json!(error);
+    record(&env, &mcp);
+    // The last writer may have emptied the WAL (store::trim_wal); one more secret-bearing
+    // call then lands in a short WAL that no trim touches.
+    let wal = env.home_path().join("callus.db-wal");
+    if std::fs::metadata(&wal).map_or(0, |m| m.len()) == 0 {
+        mcp["tool_use_id"] = json!("toolu_mcp_secret_2");
+        record(&env, &mcp);
+    }
     // Grep the raw bytes of every file in the home (db, -wal, -shm, errors.log) before
     // this test opens the store itself: closing our connection would checkpoint the WAL.
     assert!(
@@ -916,5 +923,5 @@ fn no_secret_reaches_the_database_files() {
         checked += 1;
     }
     assert!(checked >= 3, "the db, its WAL and its shm were checked");
-    assert_eq!(count(&env, "SELECT count(*) FROM tool_calls"), 5);
+    assert!(count(&env, "SELECT count(*) FROM tool_calls") >= 5);
 }
