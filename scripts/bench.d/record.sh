@@ -50,18 +50,27 @@ percentiles() { # stdin: one time in ms per line → "p50 p95"
         printf "%.2f %.2f\n", p50, p95 }'
 }
 
-measure() { # $1 = command line reading $2 → "p50 p95" in ms
+# Percentiles of the per-run times in a hyperfine JSON export, plus the mean CPU time
+# (user + system) → "p50 p95 cpu" in ms.
+from_hyperfine() {
+    local p cpu
+    p=$(python3 -c 'import json,sys; [print(t*1000) for t in json.load(open(sys.argv[1]))["results"][0]["times"]]' "$1" | percentiles)
+    cpu=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f" % ((r["user"]+r["system"])*1000))' "$1")
+    echo "$p $cpu"
+}
+
+measure() { # $1 = command line reading $2 → "p50 p95 cpu" in ms
     local cmd="$1" input="$2"
     if command -v hyperfine >/dev/null; then
-        hyperfine -N --runs "$RUNS" --warmup 10 --export-json "$WORK/h.json" \
-            --style none --input "$input" "$cmd" >/dev/null 2>&1 && {
-            python3 -c 'import json,sys; [print(t*1000) for t in json.load(open(sys.argv[1]))["results"][0]["times"]]' "$WORK/h.json" | percentiles
+        if hyperfine -N --runs "$RUNS" --warmup 10 --export-json "$WORK/h.json" \
+            --style none --input "$input" "$cmd" >/dev/null 2>&1; then
+            from_hyperfine "$WORK/h.json"
             return
-        }
-        # Older hyperfine without --input: through a shell, for both sides alike.
+        fi
+        # hyperfine < 1.16 has no --input: through a shell, for both sides alike.
         hyperfine --runs "$RUNS" --warmup 10 --export-json "$WORK/h.json" --style none \
             "$cmd < $input" >/dev/null 2>&1
-        python3 -c 'import json,sys; [print(t*1000) for t in json.load(open(sys.argv[1]))["results"][0]["times"]]' "$WORK/h.json" | percentiles
+        from_hyperfine "$WORK/h.json"
         return
     fi
     local i start end
@@ -70,21 +79,24 @@ measure() { # $1 = command line reading $2 → "p50 p95" in ms
         $cmd <"$input" >/dev/null
         end=$(date +%s%N)
         echo "$(((end - start) / 1000))e-3"
-    done | awk '{ printf "%.3f\n", $1 }' | percentiles
+    done | awk '{ printf "%.3f\n", $1 }' | percentiles | sed 's/$/ -/'
 }
 
-read -r base50 base95 < <(measure /bin/true "$WORK/post.json")
+read -r base50 base95 basecpu < <(measure /bin/true "$WORK/post.json")
 printf '\n## callus record, per event (%s runs each, release build)\n\n' "$RUNS"
-printf '| %-38s | %7s | %7s | %14s |\n' "what" "p50 ms" "p95 ms" "p50 over true"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..40})" "---------" "---------" "----------------"
-printf '| %-38s | %7s | %7s | %14s |\n' "/bin/true (baseline)" "$base50" "$base95" "-"
+printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "what" "p50 ms" "p95 ms" "p50 over true" \
+    "CPU ms" "CPU over true"
+printf '|%s|---------|---------|---------------|----------|---------------|\n' "$(printf -- '-%.0s' {1..40})"
+printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "/bin/true (baseline)" "$base50" "$base95" "-" \
+    "$basecpu" "-"
 for case in "PreToolUse (pending row):pre" "PostToolUse (success):post" \
     "PostToolUseFailure (shape, signature):fail" "Codex PostToolUse (rollout tail read):codex"; do
     label="${case%%:*}"
     file="$WORK/${case##*:}.json"
-    read -r p50 p95 < <(measure "$BIN record" "$file")
+    read -r p50 p95 cpu < <(measure "$BIN record" "$file")
     over=$(awk -v a="$p50" -v b="$base50" 'BEGIN { printf "%+.2f ms", a - b }')
-    printf '| %-38s | %7s | %7s | %14s |\n' "$label" "$p50" "$p95" "$over"
+    cpu_over=$(awk -v a="$cpu" -v b="$basecpu" 'BEGIN { if (a == "-") print "-"; else printf "%+.2f ms", a - b }')
+    printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "$label" "$p50" "$p95" "$over" "$cpu" "$cpu_over"
 done
 if [[ -s "$CALLUS_HOME/errors.log" ]]; then
     echo "errors.log is not empty:" >&2
@@ -116,11 +128,15 @@ CALLUS_HOME="$IMPORT_HOME" /usr/bin/time -v -o "$WORK/time.txt" \
 end=$(date +%s%N)
 secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", (e - s) / 1e9 }')
 rss_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$WORK/time.txt")
+cpu=$(awk -F: '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$WORK/time.txt")
 stored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["new_calls"])' "$WORK/import.json")
 rate=$(awk -v n="$stored" -v s="$secs" 'BEGIN { printf "%d", n / s }')
 printf '\n## callus record import, generated callusguard trace\n\n'
-printf '| %-10s | %-10s | %-9s | %-11s | %-12s |\n' "calls" "stored" "seconds" "calls/s" "peak RSS MB"
-printf '|------------|------------|-----------|-------------|--------------|\n'
-printf '| %-10s | %-10s | %-9s | %-11s | %-12s |\n' "$CALLS" "$stored" "$secs" "$rate" \
-    "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')"
-printf '\ntargets: record within 2 ms of /bin/true; import >= 50000 calls/s, RSS < 200 MB\n'
+cpu_rate=$(awk -v n="$stored" -v s="$cpu" 'BEGIN { printf "%d", n / s }')
+printf '| %-10s | %-10s | %-9s | %-11s | %-9s | %-15s | %-12s |\n' "calls" "stored" "wall s" \
+    "calls/s" "CPU s" "calls/CPU-s" "peak RSS MB"
+printf '|------------|------------|-----------|-------------|-----------|-----------------|--------------|\n'
+printf '| %-10s | %-10s | %-9s | %-11s | %-9s | %-15s | %-12s |\n' "$CALLS" "$stored" "$secs" \
+    "$rate" "$cpu" "$cpu_rate" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')"
+printf '\nload average during the run: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'targets: record within 2 ms of /bin/true; import >= 50000 calls/s, RSS < 200 MB\n'

@@ -123,59 +123,77 @@ fn upsert_sql() -> &'static str {
     SQL.get_or_init(|| UPSERT_CALL.replace("TAKE", TAKE))
 }
 
-/// Redact, shape, sign and upsert `call`.
+/// Redact, shape, sign and upsert `call` (one-off; bulk writers keep a [`CallWriter`]).
 pub(crate) fn write_call(conn: &Connection, call: &Call) -> Result<()> {
-    let command = summary::summary(&call.tool, &call.input)
-        .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
-    let settled_badly = matches!(
-        call.status,
-        Status::Failure | Status::Denied | Status::Interrupted
-    );
-    let error = call
-        .error
-        .as_deref()
-        .filter(|e| settled_badly && !e.trim().is_empty())
-        .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
-    let signature = error.as_deref().and_then(signature::signature);
-    let shape_command = if shape::is_shell_tool(&call.tool) {
-        command.as_deref()
-    } else {
-        None
-    };
-    let shape = shape::shape(&call.tool, shape_command, error.as_deref());
-    let sha = summary::input_sha256(&call.tool, &call.input);
-    let started = call
-        .started_ms
-        .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
-    let duration = call.duration_ms.or_else(|| {
-        call.started_ms
-            .zip(call.ended_ms)
-            .map(|(s, e)| (e - s).max(0))
-    });
-    let mut stmt = conn
-        .prepare_cached(upsert_sql())
-        .map_err(|e| Error::sql("prepare tool call upsert", e))?;
-    stmt.execute(params![
-        call.tool_use_id,
-        call.session_id,
-        call.host,
-        call.source,
-        call.tool,
-        call.status.as_str(),
-        started,
-        call.ended_ms,
-        duration,
-        command,
-        sha,
-        shape,
-        error,
-        signature,
-        call.exit_code,
-        call.cwd,
-        call.agent_id,
-    ])
-    .map_err(|e| Error::sql("write tool call", e))?;
-    Ok(())
+    CallWriter::new(conn)?.write(call)
+}
+
+/// The tool-call upsert, prepared once for many calls.
+pub(crate) struct CallWriter<'c> {
+    stmt: rusqlite::Statement<'c>,
+}
+
+impl<'c> CallWriter<'c> {
+    /// Prepare the upsert on `conn`.
+    pub(crate) fn new(conn: &'c Connection) -> Result<Self> {
+        let stmt = conn
+            .prepare(upsert_sql())
+            .map_err(|e| Error::sql("prepare tool call upsert", e))?;
+        Ok(CallWriter { stmt })
+    }
+
+    /// Redact, shape, sign and upsert `call`.
+    pub(crate) fn write(&mut self, call: &Call) -> Result<()> {
+        let command = summary::summary(&call.tool, &call.input)
+            .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
+        let settled_badly = matches!(
+            call.status,
+            Status::Failure | Status::Denied | Status::Interrupted
+        );
+        let error = call
+            .error
+            .as_deref()
+            .filter(|e| settled_badly && !e.trim().is_empty())
+            .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
+        let signature = error.as_deref().and_then(signature::signature);
+        let shape_command = if shape::is_shell_tool(&call.tool) {
+            command.as_deref()
+        } else {
+            None
+        };
+        let shape = shape::shape(&call.tool, shape_command, error.as_deref());
+        let sha = summary::input_sha256(&call.tool, &call.input);
+        let started = call
+            .started_ms
+            .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
+        let duration = call.duration_ms.or_else(|| {
+            call.started_ms
+                .zip(call.ended_ms)
+                .map(|(s, e)| (e - s).max(0))
+        });
+        self.stmt
+            .execute(params![
+                call.tool_use_id,
+                call.session_id,
+                call.host,
+                call.source,
+                call.tool,
+                call.status.as_str(),
+                started,
+                call.ended_ms,
+                duration,
+                command,
+                sha,
+                shape,
+                error,
+                signature,
+                call.exit_code,
+                call.cwd,
+                call.agent_id,
+            ])
+            .map_err(|e| Error::sql("write tool call", e))?;
+        Ok(())
+    }
 }
 
 /// Cut raw text to [`RAW_CAP`] bytes at a whitespace boundary, so redaction never sees half

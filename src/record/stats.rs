@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use crate::cli::StatsArgs;
 use crate::config::Home;
-use crate::guard::commands::{print_json, table};
+use std::fmt::Write as _;
+
+use crate::guard::commands::table;
 use crate::{Error, Exit, Result};
 
 /// How many command shapes the report lists.
@@ -83,9 +85,9 @@ pub fn run(args: &StatsArgs) -> Result<Exit> {
         Report::default()
     };
     if args.json {
-        print_json(&report.json(since));
+        super::write_stdout(&super::json_text(&report.json(since)));
     } else {
-        report.print();
+        super::write_stdout(&report.text());
     }
     Ok(Exit::Ok)
 }
@@ -187,13 +189,15 @@ impl Report {
         v
     }
 
-    fn print(&self) {
+    fn text(&self) -> String {
         let t = &self.total;
         let span = match (self.first_ms, self.last_ms) {
             (Some(a), Some(b)) => format!("{} … {}", iso(a), iso(b)),
             _ => "-".to_string(),
         };
-        println!(
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
             "{} calls in {} sessions ({span})\n{} succeeded, {} failed, {} denied, {} interrupted, {} pending; failure rate {}",
             t.calls,
             self.sessions,
@@ -205,21 +209,22 @@ impl Report {
             rate(t)
         );
         if self.tools.is_empty() {
-            return;
+            return out;
         }
         let header = ["calls", "failures", "denied", "failure rate"];
         let mut tools = table(&[&["tool"][..], &header[..]].concat());
         for (tool, c) in &self.tools {
             tools.add_row(row(vec![tool.clone()], c));
         }
-        println!("\nper tool\n{tools}");
+        let _ = writeln!(out, "\nper tool\n{tools}");
         if !self.shapes.is_empty() {
             let mut shapes = table(&[&["tool", "shape"][..], &header[..]].concat());
             for (tool, shape, c) in &self.shapes {
                 shapes.add_row(row(vec![tool.clone(), shape.clone()], c));
             }
-            println!("\ntop command shapes (by failures)\n{shapes}");
+            let _ = writeln!(out, "\ntop command shapes (by failures)\n{shapes}");
         }
+        out
     }
 }
 

@@ -174,6 +174,15 @@ mod tests {
     }
 
     #[test]
+    fn shell_hash_is_the_commands_sha256() {
+        // FIPS 180-2 test vector for "abc".
+        assert_eq!(
+            input_sha256("Bash", &json!({"command": "abc"})).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
     fn shell_hash_ignores_the_description() {
         let a = json!({"command": "ls", "description": "one"});
         let b = json!({"command": "ls"});

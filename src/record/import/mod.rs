@@ -21,6 +21,7 @@ mod codex;
 mod trace;
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -106,7 +107,7 @@ pub fn run(args: &ImportArgs) -> Result<Exit> {
     progress.clear();
     totals.new_calls = count_calls(&conn)? - before;
     crate::store::trim_wal(&conn, &db)?;
-    print_summary(&totals, args.json);
+    super::write_stdout(&summary_text(&totals, args.json));
     for u in &totals.unreadable {
         eprintln!("callus: {u}");
     }
@@ -205,6 +206,7 @@ fn import_file(
         .map_err(|e| Error::sql("begin import", e))?;
     let mut sink = Sink {
         conn: &tx,
+        writer: rows::CallWriter::new(&tx)?,
         display: path.display().to_string(),
         totals,
         progress,
@@ -216,6 +218,7 @@ fn import_file(
         Format::Trace => trace::import(path, &mut sink)?,
     }
     let calls = sink.calls;
+    drop(sink);
     tx.execute(
         "INSERT INTO import_files (path, size, mtime_ns, format, calls, imported_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -310,6 +313,7 @@ fn detect_line(obj: &serde_json::Map<String, Value>) -> Option<Format> {
 /// Where importers put what they read.
 pub(crate) struct Sink<'a> {
     conn: &'a Connection,
+    writer: rows::CallWriter<'a>,
     display: String,
     totals: &'a mut Totals,
     progress: &'a mut Progress,
@@ -319,7 +323,7 @@ pub(crate) struct Sink<'a> {
 impl Sink<'_> {
     /// Store one call.
     pub(crate) fn call(&mut self, call: &Call) -> Result<()> {
-        rows::write_call(self.conn, call)?;
+        self.writer.write(call)?;
         self.calls += 1;
         self.totals.calls += 1;
         match call.status {
@@ -432,9 +436,9 @@ pub(crate) fn timestamp_ms(v: Option<&Value>) -> Option<i64> {
     }
 }
 
-fn print_summary(t: &Totals, as_json: bool) {
+fn summary_text(t: &Totals, as_json: bool) -> String {
     if as_json {
-        crate::guard::commands::print_json(&json!({
+        return super::json_text(&json!({
             "files": t.files,
             "unchanged_files": t.unchanged,
             "unrecognised_files": t.unrecognised,
@@ -450,7 +454,6 @@ fn print_summary(t: &Totals, as_json: bool) {
             "skipped_lines": t.corrupt.len(),
             "corrupt_lines": t.corrupt,
         }));
-        return;
     }
     let mut table = crate::guard::commands::table(&["import", "count"]);
     let rows: [(&str, String); 11] = [
@@ -469,19 +472,21 @@ fn print_summary(t: &Totals, as_json: bool) {
     for (k, v) in rows {
         table.add_row(vec![k.to_string(), v]);
     }
-    println!("{table}");
+    let mut out = format!("{table}\n");
     for f in &t.unrecognised {
-        println!("not recognised: {f}");
+        let _ = writeln!(out, "not recognised: {f}");
     }
     for c in t.corrupt.iter().take(LISTED_CORRUPT) {
-        println!("skipped corrupt line: {c}");
+        let _ = writeln!(out, "skipped corrupt line: {c}");
     }
     if t.corrupt.len() > LISTED_CORRUPT {
-        println!(
+        let _ = writeln!(
+            out,
             "… and {} more corrupt lines (--json lists them all)",
             t.corrupt.len() - LISTED_CORRUPT
         );
     }
+    out
 }
 
 /// A one-line progress display on stderr, only when stderr is a terminal.

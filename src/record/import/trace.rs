@@ -7,11 +7,14 @@
 //! text is a refusal is `denied`, an interruption is `interrupted`, and other statuses
 //! (`pending`, `denied`, `interrupted`) are kept. The row id is the line's `tool_use_id`
 //! when it has one (so a trace of hook payloads merges with live rows), else
-//! `trace-<sha256 of the line's bytes>-<n>` with `n` counting identical lines, stable across
-//! re-imports and appends.
+//! `trace-<time>-<sha256 of the line's bytes, 16 hex>-<n>` with `n` counting identical
+//! lines: stable across re-imports and appends.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
 
 use serde_json::{Map, Value, json};
 
@@ -20,11 +23,11 @@ use crate::Result;
 use crate::record::classify::{self, Status};
 use crate::record::rows::{Call, Session, value_text};
 use crate::record::signature::leading_exit_code;
-use crate::rules::layers::sha256_hex;
+use crate::rules::layers::hex;
 
 /// Import one trace file.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
-    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut seen = Seen::default();
     let mut sessions: HashMap<String, Session> = HashMap::new();
     sink.lines(path, |sink, raw, obj| {
         let call = call(raw, &obj, &mut seen);
@@ -45,7 +48,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     Ok(())
 }
 
-fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -> Call {
+fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut Seen) -> Call {
     let text = |k: &str| {
         obj.get(k)
             .and_then(Value::as_str)
@@ -59,7 +62,8 @@ fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -
             None => Value::Null,
         },
     };
-    let id = text("tool_use_id").map_or_else(|| synthetic_id(raw, seen), str::to_string);
+    let ts = timestamp_ms(obj.get("ts").or_else(|| obj.get("timestamp")));
+    let id = text("tool_use_id").map_or_else(|| synthetic_id(raw, ts, seen), str::to_string);
     let host = match text("host").and_then(crate::hook::Host::from_slug) {
         Some(h) => h.slug(),
         None => "trace",
@@ -68,7 +72,6 @@ fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -
     call.session_id = text("session_id").map(str::to_string);
     call.cwd = text("cwd").map(str::to_string);
     call.agent_id = text("agent_id").map(str::to_string);
-    let ts = timestamp_ms(obj.get("ts").or_else(|| obj.get("timestamp")));
     call.started_ms = ts;
     call.duration_ms = obj.get("duration_ms").and_then(Value::as_i64);
     call.ended_ms = ts.zip(call.duration_ms).map(|(t, d)| t + d);
@@ -109,11 +112,37 @@ fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut HashMap<String, u32>) -
     call
 }
 
-fn synthetic_id(raw: &[u8], seen: &mut HashMap<String, u32>) -> String {
-    let hash = sha256_hex(raw.trim_ascii())[..20].to_string();
-    let n = seen.entry(hash.clone()).or_insert(0);
+/// `trace-<time>-<line digest>-<n>`: the line's time first, so a trace's ids arrive in
+/// key order (cheap index inserts); `n` counts identical lines.
+fn synthetic_id(raw: &[u8], ts: Option<i64>, seen: &mut Seen) -> String {
+    let digest: [u8; 32] = Sha256::digest(raw.trim_ascii()).into();
+    let n = seen.entry(digest).or_insert(0);
     *n += 1;
-    format!("trace-{hash}-{n}")
+    let short = hex(&digest[..8]);
+    match ts {
+        Some(ts) => format!("trace-{ts:013}-{short}-{n}"),
+        None => format!("trace-{short}-{n}"),
+    }
+}
+
+/// Occurrences of each line content in a file, keyed by the line's SHA-256.
+type Seen = HashMap<[u8; 32], u32, BuildHasherDefault<DigestHasher>>;
+
+/// A SHA-256 digest is already uniformly distributed: hash it by its first 8 bytes.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 = self.0.rotate_left(17) ^ u64::from_le_bytes(word);
+    }
 }
 
 #[cfg(test)]
@@ -125,7 +154,7 @@ mod tests {
         call(
             line.as_bytes(),
             obj.as_object().unwrap(),
-            &mut HashMap::new(),
+            &mut Seen::default(),
         )
     }
 
@@ -163,14 +192,14 @@ mod tests {
 
     #[test]
     fn ids_are_stable_and_distinguish_repeats() {
-        let mut seen = HashMap::new();
+        let mut seen = Seen::default();
         let line = r#"{"tool_name":"Bash","command":"ls"}"#;
         let obj = serde_json::from_str::<Value>(line).unwrap();
         let obj = obj.as_object().unwrap();
         let a = call(line.as_bytes(), obj, &mut seen).tool_use_id;
         let b = call(line.as_bytes(), obj, &mut seen).tool_use_id;
         assert_ne!(a, b);
-        let again = call(line.as_bytes(), obj, &mut HashMap::new()).tool_use_id;
+        let again = call(line.as_bytes(), obj, &mut Seen::default()).tool_use_id;
         assert_eq!(a, again);
         let with_id = parse(r#"{"tool_name":"Bash","command":"ls","tool_use_id":"toolu_1"}"#);
         assert_eq!(with_id.tool_use_id, "toolu_1");
