@@ -83,6 +83,9 @@ fn scan_result_text(home: &Home, event: &HookEvent, text: &str) {
 pub(crate) fn record_event(home: &Home, event: &HookEvent, now: i64) -> Result<Option<String>> {
     let host = host_of(event);
     let observed = observe(event, host, now);
+    if observed.is_none() && event.session_id.is_empty() {
+        return Ok(None); // nothing to record: do not even open the store
+    }
     let db = home.db_path();
     let conn = crate::store::open(&db)?;
     write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
