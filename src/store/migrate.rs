@@ -16,6 +16,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0001_initial.sql"),
     ),
     (
+        "0002_record_imports",
+        include_str!("../../migrations/0002_record_imports.sql"),
+    ),
+    (
         "0003_derive_failure_index",
         include_str!("../../migrations/0003_derive_failure_index.sql"),
     ),

@@ -5,7 +5,8 @@
 //! compile time and applied forward-only inside one transaction each, tracked by
 //! `PRAGMA user_version`; opening an up-to-date store costs one pragma read. Connections
 //! never checkpoint on close, so a short-lived hook process does not pay for a WAL checkpoint
-//! on every call (`SQLite`'s auto-checkpoint still bounds the WAL).
+//! on every call. Auto-checkpoint alone does not bound the WAL for one-write processes (see
+//! [`trim_wal`]); short-lived writers call it after they commit.
 
 mod migrate;
 
@@ -78,6 +79,38 @@ fn create_private_file(path: &Path) -> Result<()> {
     opts.open(path).map(drop).map_err(|e| Error::io(path, e))
 }
 
+/// WAL size past which [`trim_wal`] empties it (about 60 frames of 4 KiB).
+pub const WAL_TRIM_BYTES: u64 = 256 * 1024;
+
+/// Keep the WAL short for the next short-lived process; call after committing.
+///
+/// A process that opens the store while no other connection has it open rebuilds the WAL
+/// index by reading every frame of the WAL (the `-shm` is reset by the first opener), and a
+/// checkpoint by a connection that then closes never lets the next writer restart the WAL:
+/// so with one write per process the WAL only grows and every hook re-reads all of it.
+/// Once the WAL is past [`WAL_TRIM_BYTES`], this checkpoints it in `TRUNCATE` mode, which
+/// empties the file. It never waits: when another connection is busy it leaves the work to
+/// the next writer.
+pub fn trim_wal(conn: &Connection, db_path: &Path) -> Result<()> {
+    let mut wal = db_path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_TRIM_BYTES) {
+        return Ok(());
+    }
+    conn.busy_timeout(Duration::ZERO)
+        .map_err(|e| Error::sql("set busy timeout", e))?;
+    // (busy, frames in log, frames checkpointed); busy just means "not this time".
+    let checkpoint = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    });
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| Error::sql("set busy timeout", e))?;
+    match checkpoint {
+        Ok(_) | Err(rusqlite::Error::SqliteFailure(_, _)) => Ok(()),
+        Err(e) => Err(Error::sql("checkpoint the WAL", e)),
+    }
+}
+
 /// Current time as Unix milliseconds (UTC).
 #[must_use]
 pub fn now_ms() -> i64 {
@@ -87,6 +120,30 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_write_processes_keep_the_wal_short() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("callus.db");
+        let wal = tmp.path().join("callus.db-wal");
+        // Each "process": open alone, one write, close.
+        for i in 0..400 {
+            let conn = open(&path).unwrap();
+            conn.execute(
+                "INSERT INTO sessions (id, host, source) VALUES (?1, 'codex', 'hook')",
+                [format!("s{i}")],
+            )
+            .unwrap();
+            trim_wal(&conn, &path).unwrap();
+        }
+        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        assert!(len <= WAL_TRIM_BYTES + 64 * 1024, "WAL grew to {len} bytes");
+        let conn = open(&path).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 400);
+    }
 
     #[test]
     fn fresh_store_is_private_and_current() {

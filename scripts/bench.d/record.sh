@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Benchmark the recorder (release build), against /bin/true measured in the same run.
+#
+#   scripts/bench.d/record.sh            # from the repository root
+#   RUNS=300 CALLUS_BIN=path/to/callus scripts/bench.d/record.sh
+#
+# 1. `callus record` per hook event (p50/p95 wall time per process), for the events that
+#    write a tool-call row, next to `/bin/true` fed the same payload. Target: within 2 ms of
+#    /bin/true. The store is warm (migrated) and kept across runs, as in a real session, so
+#    each run pays open + one transaction + close (no WAL checkpoint on close).
+# 2. `callus record import` of a generated 200,000-call callusguard JSONL trace: calls/s and
+#    peak RSS (/usr/bin/time -v). Targets: >= 50,000 calls/s, < 200 MB.
+#
+# Uses hyperfine when installed (apt-get install hyperfine), else a date +%s%N loop.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+RUNS="${RUNS:-200}"
+CALLS="${CALLS:-200000}"
+BIN="${CALLUS_BIN:-target/release/callus}"
+if [[ -z "${CALLUS_BIN:-}" ]]; then
+    cargo build --release --quiet
+fi
+BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export CALLUS_HOME="$WORK/home"
+unset CALLUS_DB CALLUS_HOST CALLUS_RULES
+FIX=tests/fixtures/record
+
+# Payloads: the real captured ones; Codex's transcript_path points at a copy of its rollout.
+mkdir -p "$WORK/codex"
+ROLLOUT="$WORK/codex/rollout-2026-11-29T21-19-16-01a2292d-2dbd-7210-9173-3d6fbc403574.jsonl"
+cp "$FIX/codex-rollout.jsonl" "$ROLLOUT"
+cp "$FIX/claude-pretooluse.json" "$WORK/pre.json"
+cp "$FIX/claude-posttooluse-success.json" "$WORK/post.json"
+cp "$FIX/claude-posttoolusefailure.json" "$WORK/fail.json"
+python3 - "$FIX/codex-posttooluse-failure.json" "$ROLLOUT" >"$WORK/codex.json" <<'EOF'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e["transcript_path"] = sys.argv[2]
+print(json.dumps(e))
+EOF
+"$BIN" record <"$WORK/pre.json" # create and migrate the store once
+
+percentiles() { # stdin: one time in ms per line → "p50 p95"
+    sort -n | awk '{ t[NR] = $1 } END {
+        p50 = t[int((NR + 1) * 0.50)]; p95 = t[int(NR * 0.95 + 0.5)];
+        printf "%.2f %.2f\n", p50, p95 }'
+}
+
+# Percentiles of the per-run times in a hyperfine JSON export, plus the mean CPU time
+# (user + system) → "p50 p95 cpu" in ms.
+from_hyperfine() {
+    local p cpu
+    p=$(python3 -c 'import json,sys; [print(t*1000) for t in json.load(open(sys.argv[1]))["results"][0]["times"]]' "$1" | percentiles)
+    cpu=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f" % ((r["user"]+r["system"])*1000))' "$1")
+    echo "$p $cpu"
+}
+
+measure() { # $1 = command line reading $2 → "p50 p95 cpu" in ms
+    local cmd="$1" input="$2"
+    if command -v hyperfine >/dev/null; then
+        if hyperfine -N --runs "$RUNS" --warmup 10 --export-json "$WORK/h.json" \
+            --style none --input "$input" "$cmd" >/dev/null 2>&1; then
+            from_hyperfine "$WORK/h.json"
+            return
+        fi
+        # hyperfine < 1.16 has no --input: through a shell, for both sides alike.
+        hyperfine --runs "$RUNS" --warmup 10 --export-json "$WORK/h.json" --style none \
+            "$cmd < $input" >/dev/null 2>&1
+        from_hyperfine "$WORK/h.json"
+        return
+    fi
+    local i start end
+    for ((i = 0; i < RUNS; i++)); do
+        start=$(date +%s%N)
+        $cmd <"$input" >/dev/null
+        end=$(date +%s%N)
+        echo "$(((end - start) / 1000))e-3"
+    done | awk '{ printf "%.3f\n", $1 }' | percentiles | sed 's/$/ -/'
+}
+
+read -r base50 base95 basecpu < <(measure /bin/true "$WORK/post.json")
+printf '\n## callus record, per event (%s runs each, release build)\n\n' "$RUNS"
+printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "what" "p50 ms" "p95 ms" "p50 over true" \
+    "CPU ms" "CPU over true"
+printf '|%s|---------|---------|---------------|----------|---------------|\n' "$(printf -- '-%.0s' {1..40})"
+printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "/bin/true (baseline)" "$base50" "$base95" "-" \
+    "$basecpu" "-"
+for case in "PreToolUse (pending row):pre" "PostToolUse (success):post" \
+    "PostToolUseFailure (shape, signature):fail" "Codex PostToolUse (rollout tail read):codex"; do
+    label="${case%%:*}"
+    file="$WORK/${case##*:}.json"
+    read -r p50 p95 cpu < <(measure "$BIN record" "$file")
+    over=$(awk -v a="$p50" -v b="$base50" 'BEGIN { printf "%+.2f ms", a - b }')
+    cpu_over=$(awk -v a="$cpu" -v b="$basecpu" 'BEGIN { if (a == "-") print "-"; else printf "%+.2f ms", a - b }')
+    printf '| %-38s | %7s | %7s | %13s | %8s | %13s |\n' "$label" "$p50" "$p95" "$over" "$cpu" "$cpu_over"
+done
+if [[ -s "$CALLUS_HOME/errors.log" ]]; then
+    echo "errors.log is not empty:" >&2
+    cat "$CALLUS_HOME/errors.log" >&2
+    exit 1
+fi
+
+# Import throughput on a generated trace: one in four calls fails, commands vary.
+python3 - "$CALLS" >"$WORK/trace.jsonl" <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+cmds = ["git push origin main", "cd app && npm test", "psql -h db -U app -c 'select 1'",
+        "cargo build --release", "PGPASSWORD=hunter2 psql -h db", "ls -la src", "make check"]
+errs = ['FATAL: database "app" does not exist', "Exit code 1\nnpm ERR! missing script: test",
+        "error[E0425]: cannot find value `x` in /home/u/src/main.rs:12:5"]
+out = sys.stdout
+for i in range(n):
+    rec = {"ts": 1780000000 + i, "tool_name": "Bash",
+           "tool_input": {"command": f"{cmds[i % len(cmds)]} # {i}"},
+           "status": "failure" if i % 4 == 0 else "success"}
+    if i % 4 == 0:
+        rec["error"] = errs[i % len(errs)]
+    out.write(json.dumps(rec) + "\n")
+EOF
+IMPORT_HOME="$WORK/import-home"
+start=$(date +%s%N)
+CALLUS_HOME="$IMPORT_HOME" /usr/bin/time -v -o "$WORK/time.txt" \
+    "$BIN" record import --json "$WORK/trace.jsonl" >"$WORK/import.json"
+end=$(date +%s%N)
+secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", (e - s) / 1e9 }')
+rss_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$WORK/time.txt")
+cpu=$(awk -F: '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$WORK/time.txt")
+stored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["new_calls"])' "$WORK/import.json")
+rate=$(awk -v n="$stored" -v s="$secs" 'BEGIN { printf "%d", n / s }')
+printf '\n## callus record import, generated callusguard trace\n\n'
+cpu_rate=$(awk -v n="$stored" -v s="$cpu" 'BEGIN { printf "%d", n / s }')
+printf '| %-10s | %-10s | %-9s | %-11s | %-9s | %-15s | %-12s |\n' "calls" "stored" "wall s" \
+    "calls/s" "CPU s" "calls/CPU-s" "peak RSS MB"
+printf '|------------|------------|-----------|-------------|-----------|-----------------|--------------|\n'
+printf '| %-10s | %-10s | %-9s | %-11s | %-9s | %-15s | %-12s |\n' "$CALLS" "$stored" "$secs" \
+    "$rate" "$cpu" "$cpu_rate" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')"
+printf '\nload average during the run: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'targets: record within 2 ms of /bin/true; import >= 50000 calls/s, RSS < 200 MB\n'

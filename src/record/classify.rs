@@ -1,0 +1,219 @@
+//! Outcome classification: success, failure, interrupted or denied, and the exit code.
+//!
+//! A call refused before it ran — by a permission rule, a sandbox, a hook (ours or anyone's)
+//! or the user — is `denied`, never `failure`: it says nothing about whether the command
+//! works, and derive must not learn "the user said no" as "this shape fails". The refusal
+//! texts are the ones the hosts actually send (reference/transcript-formats.md,
+//! hooks-protocol.md Part 4, codex-e2e.md §4). A text that starts with `Exit code N` ran,
+//! so it is never a refusal whatever its output says.
+
+/// The status column of `tool_calls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Started, outcome not seen (yet).
+    Pending,
+    /// Ran and succeeded.
+    Success,
+    /// Ran and failed.
+    Failure,
+    /// Cut short by the user or the host.
+    Interrupted,
+    /// Refused before it ran.
+    Denied,
+}
+
+impl Status {
+    /// The stored spelling.
+    #[must_use]
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Success => "success",
+            Status::Failure => "failure",
+            Status::Interrupted => "interrupted",
+            Status::Denied => "denied",
+        }
+    }
+
+    /// Parse a stored or trace spelling (case-insensitive; `error`/`failed` mean failure).
+    #[must_use]
+    pub(crate) fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "pending" => Some(Status::Pending),
+            "success" | "ok" | "completed" => Some(Status::Success),
+            "failure" | "failed" | "error" => Some(Status::Failure),
+            "interrupted" | "aborted" => Some(Status::Interrupted),
+            "denied" | "blocked" | "rejected" => Some(Status::Denied),
+            _ => None,
+        }
+    }
+}
+
+/// Lowercase fragments of refusal messages, matched near the start of an error text.
+const REFUSALS: &[&str] = &[
+    // Claude Code permission system.
+    "this command requires approval",
+    "requires approval",
+    "auto-denied in dontask mode",
+    "denied in dontask mode",
+    "the user doesn't want to take this action",
+    "the user doesn't want to proceed with this tool use",
+    "tool use was rejected",
+    "denied by permission rule",
+    "blocked in plan mode",
+    // PreToolUse hook refusals as each host reports them.
+    "pretooluse:",
+    "hook error:",
+    "command blocked by pretooluse hook",
+    "blocked by hook",
+    // callus's own guard.
+    "callus denied this call",
+    "blocked by callus",
+    // Codex approvals and sandbox.
+    "rejected by user",
+    "user rejected",
+    "denied by the user",
+    "sandbox denied",
+    "blocked by the sandbox",
+    "blocked by sandbox",
+];
+
+/// How much of the start of an error a refusal phrase must fall in.
+const REFUSAL_WINDOW: usize = 400;
+
+/// Whether `text` is a refusal (the call never ran).
+#[must_use]
+pub(crate) fn is_refusal(text: &str) -> bool {
+    let head = text.trim_start();
+    if head.starts_with("Exit code") || head.starts_with("Process exited with code") {
+        return false;
+    }
+    let mut end = head.len().min(REFUSAL_WINDOW);
+    while !head.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = head[..end].to_lowercase();
+    // "Permission to use Bash with command … has been denied."
+    (head.starts_with("permission to use") && head.contains("denied"))
+        || REFUSALS.iter().any(|r| head.contains(r))
+}
+
+/// Whether `text` says the call was interrupted or aborted.
+#[must_use]
+pub(crate) fn is_interruption(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("[Request interrupted")
+        || t.starts_with("Interrupted")
+        || t.starts_with("aborted")
+        || t.starts_with("Aborted")
+        || t.contains("[Request interrupted by user")
+}
+
+/// Classify a call that produced an error text and maybe an exit code.
+///
+/// `interrupt` is the host's own interruption flag. Precedence: interrupted, then refusal
+/// text, then failure.
+#[must_use]
+pub(crate) fn failed(interrupt: bool, text: &str) -> Status {
+    if interrupt || is_interruption(text) {
+        Status::Interrupted
+    } else if is_refusal(text) {
+        Status::Denied
+    } else {
+        Status::Failure
+    }
+}
+
+/// The exit code a Codex output text states: `Process exited with code N` (unified exec)
+/// or a first line `Exit code: N` (`apply_patch`), or Claude's `Exit code N`.
+#[must_use]
+pub(crate) fn stated_exit_code(text: &str) -> Option<i64> {
+    if let Some(code) = super::signature::leading_exit_code(text) {
+        return Some(code);
+    }
+    let marker = "Process exited with code ";
+    let at = text.find(marker)? + marker.len();
+    let rest = &text[at..];
+    let end = rest
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(rest.len(), |(i, _)| i);
+    rest[..end].parse().ok()
+}
+
+/// The status an exit code means: 0 success, -1 (killed at turn end) interrupted, else
+/// failure.
+#[must_use]
+pub(crate) fn from_exit_code(code: i64) -> Status {
+    match code {
+        0 => Status::Success,
+        -1 => Status::Interrupted,
+        _ => Status::Failure,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_from_the_real_hosts_are_denied() {
+        for text in [
+            "This command requires approval",
+            "Permission to use Bash has been auto-denied in dontAsk mode.",
+            "Permission to use Bash with command rm -rf x has been denied.",
+            "The user doesn't want to take this action right now. STOP what you are doing",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).",
+            "PreToolUse:Bash hook error: DENY-REASON-42 use the wrapper",
+            "PreToolUse:Bash hook error: [/x/probe-hook.sh]: EXIT2-REASON-43 blocked\n",
+            "Command blocked by PreToolUse hook: DENY-REASON-42 use the wrapper. Command: touch x",
+            "callus denied this call (rule r1): use the wrapper",
+            "BLOCKED by callus (rule b): no",
+            "exec command rejected by user",
+        ] {
+            assert_eq!(failed(false, text), Status::Denied, "{text}");
+        }
+    }
+
+    #[test]
+    fn failures_that_ran_are_failures() {
+        for text in [
+            "Exit code 2\nls: cannot access '/x': No such file or directory",
+            "Exit code 1\nThis command requires approval",
+            "ls: /root: Permission denied",
+            "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+            "File does not exist.",
+        ] {
+            assert_eq!(failed(false, text), Status::Failure, "{text}");
+        }
+    }
+
+    #[test]
+    fn interruptions() {
+        assert_eq!(failed(true, "Exit code 130"), Status::Interrupted);
+        assert_eq!(
+            failed(false, "[Request interrupted by user for tool use]"),
+            Status::Interrupted
+        );
+    }
+
+    #[test]
+    fn exit_codes_from_text() {
+        assert_eq!(
+            stated_exit_code(
+                "Chunk ID: a\nWall time: 0.0000 seconds\nProcess exited with code 3\nOutput:\nboom"
+            ),
+            Some(3)
+        );
+        assert_eq!(stated_exit_code("Process exited with code -1\n"), Some(-1));
+        assert_eq!(
+            stated_exit_code("Exit code: 0\nWall time: 0 seconds"),
+            Some(0)
+        );
+        assert_eq!(stated_exit_code("Exit code 2\nls"), Some(2));
+        assert_eq!(stated_exit_code("hello"), None);
+        assert_eq!(from_exit_code(0), Status::Success);
+        assert_eq!(from_exit_code(-1), Status::Interrupted);
+        assert_eq!(from_exit_code(2), Status::Failure);
+    }
+}

@@ -1,0 +1,367 @@
+//! `callus record` as a hook: one event on stdin → rows in the store; always exit 0.
+//!
+//! Policy: the recorder never speaks to the agent. It prints nothing on stdout or stderr and
+//! exits 0 whatever happens; an unreadable payload, a store that cannot be written or a
+//! panic is one line in `$CALLUS_HOME/errors.log` (rotated). Each event costs one store
+//! open (migrations only when behind), one `BEGIN IMMEDIATE` transaction and a close with no
+//! WAL checkpoint; about one event in forty also empties the WAL (`store::trim_wal`), so the
+//! next process does not have to re-read it.
+//!
+//! Events (both hosts):
+//! - `PreToolUse`: the call's row, `pending`, with its start time.
+//! - `PostToolUse`: Claude Code sends it on success only (`interrupted` in a Bash response
+//!   means interrupted). Codex sends it for failures too, with no status or exit code: the
+//!   exit code is read from the rollout at `transcript_path` ([`super::rollout_tail`]);
+//!   when the rollout has nothing, the output text decides: a refusal text is `denied`, a
+//!   stated `Process exited with code N` / `Exit code: N` gives the code, an MCP result
+//!   with `isError` is a failure, and anything else is a success with no exit code (a later
+//!   `record import` of the rollout corrects it).
+//! - `PostToolUseFailure`: failure, interruption (`is_interrupt`) or refusal (by its text).
+//! - `PermissionDenied`: denied.
+//! - A post event whose pre event was missed still creates the row.
+//! - `SessionStart`, `SessionEnd`, `Stop`, `SubagentStart`, `SubagentStop`,
+//!   `UserPromptSubmit` and any other event: session bookkeeping (prompts are counted, never
+//!   stored). On `Stop`, `SubagentStop` and `SessionEnd`, calls of the session still pending
+//!   that callus's own guard denied or blocked (per the audit chain) become `denied`: the
+//!   host fires no post event for a call a hook refused.
+
+use std::panic::AssertUnwindSafe;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde_json::Value;
+
+use super::classify::{self, Status};
+use super::rollout_tail;
+use super::rows::{self, Call};
+use crate::config::Home;
+use crate::guard::hook::log_error;
+use crate::hook::{self, HookEvent, Host};
+use crate::rules::layers::sha256_hex;
+use crate::{Error, Result};
+
+/// Run the hook: stdin → store. Always returns 0.
+#[must_use]
+pub fn run() -> u8 {
+    let home = Home::from_env();
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| record_stdin(&home)));
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(msg)) => log_error(&home, &format!("record: {msg}")),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            log_error(&home, &format!("record: internal panic: {what}"));
+        }
+    }
+    0
+}
+
+fn record_stdin(home: &Home) -> std::result::Result<(), String> {
+    let event = hook::read_stdin()
+        .and_then(|b| hook::parse(&b))
+        .map_err(|e| e.to_string())?;
+    let now = crate::store::now_ms();
+    let text = record_event(home, &event, now).map_err(|e| e.to_string())?;
+    if let Some(text) = text {
+        scan_result_text(home, &event, &text);
+    }
+    Ok(())
+}
+
+/// RECUSE call site: every tool result the recorder sees passes through here (Bash
+/// stdout+stderr, a failure's error text, Codex's `tool_response` text). The RECUSE scanner
+/// (issue 7) plugs in here; for now it does nothing.
+fn scan_result_text(home: &Home, event: &HookEvent, text: &str) {
+    let _ = (home, event, text);
+}
+
+/// Record one event at time `now`. Returns the tool result text of post events.
+pub(crate) fn record_event(home: &Home, event: &HookEvent, now: i64) -> Result<Option<String>> {
+    let host = host_of(event);
+    let observed = observe(event, host, now);
+    if observed.is_none() && event.session_id.is_empty() {
+        return Ok(None); // nothing to record: do not even open the store
+    }
+    let db = home.db_path();
+    let conn = crate::store::open(&db)?;
+    write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
+    crate::store::trim_wal(&conn, &db)?;
+    Ok(observed.and_then(|o| o.result_text))
+}
+
+/// A tool event's call, and the result text to scan.
+struct Observed {
+    call: Call,
+    result_text: Option<String>,
+}
+
+fn write(
+    conn: &Connection,
+    event: &HookEvent,
+    host: Host,
+    call: Option<&Call>,
+    now: i64,
+) -> Result<()> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .map_err(|e| Error::sql("begin record", e))?;
+    let session = (!event.session_id.is_empty()).then_some(event.session_id.as_str());
+    if let Some(sid) = session {
+        touch_session(&tx, event, host, sid, now)?;
+        session_event(&tx, event, sid, now)?;
+    }
+    if let Some(call) = call {
+        rows::write_call(&tx, call)?;
+    }
+    tx.commit().map_err(|e| Error::sql("commit record", e))
+}
+
+/// The host, refined: Codex's `SessionStart` carries neither `turn_id` nor `prompt_id`, but
+/// its `transcript_path` is a rollout file.
+fn host_of(event: &HookEvent) -> Host {
+    let forced = std::env::var("CALLUS_HOST")
+        .ok()
+        .as_deref()
+        .and_then(Host::from_slug)
+        .is_some();
+    let rollout = event
+        .transcript_path
+        .as_deref()
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"));
+    if !forced && rollout && !event.raw.contains_key("prompt_id") {
+        Host::Codex
+    } else {
+        event.host
+    }
+}
+
+fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
+    let kind = event.event.as_str();
+    if !matches!(
+        kind,
+        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionDenied"
+    ) || event.tool_name.is_empty()
+    {
+        return None;
+    }
+    let id = event
+        .tool_use_id
+        .clone()
+        .unwrap_or_else(|| synthetic_id(event, now));
+    let mut call = Call::new(
+        id,
+        host.slug(),
+        "hook",
+        &event.tool_name,
+        event.tool_input.clone(),
+    );
+    call.session_id = (!event.session_id.is_empty()).then(|| event.session_id.clone());
+    call.cwd.clone_from(&event.cwd);
+    call.agent_id = event.str_field("agent_id").map(str::to_string);
+    let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
+    let mut result_text = None;
+    match kind {
+        "PreToolUse" => call.started_ms = Some(now),
+        "PostToolUseFailure" => {
+            let error = event.str_field("error").unwrap_or("").to_string();
+            let interrupt = event
+                .raw
+                .get("is_interrupt")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            call.status = classify::failed(interrupt, &error);
+            call.exit_code = super::signature::leading_exit_code(&error);
+            call.ended_ms = Some(now);
+            call.duration_ms = duration;
+            result_text = Some(error.clone());
+            call.error = Some(error);
+        }
+        "PermissionDenied" => {
+            call.status = Status::Denied;
+            call.ended_ms = Some(now);
+            call.error = event
+                .str_field("reason")
+                .or_else(|| event.str_field("message"))
+                .map(str::to_string);
+        }
+        _ => {
+            let response = event.raw.get("tool_response").unwrap_or(&Value::Null);
+            call.ended_ms = Some(now);
+            call.duration_ms = duration;
+            let text = response_text(response);
+            match host {
+                Host::ClaudeCode => {
+                    let interrupted = response
+                        .get("interrupted")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    call.status = if interrupted {
+                        Status::Interrupted
+                    } else {
+                        Status::Success
+                    };
+                }
+                Host::Codex => codex_outcome(event, response, &text, &mut call),
+            }
+            result_text = Some(text);
+        }
+    }
+    Some(Observed { call, result_text })
+}
+
+/// A tool response as text: Bash `stdout` + `stderr`, a string as is, else compact JSON.
+fn response_text(response: &Value) -> String {
+    let field = |k: &str| response.get(k).and_then(Value::as_str);
+    match (field("stdout"), field("stderr")) {
+        (Some(out), Some(err)) if !err.is_empty() => format!("{out}\n{err}"),
+        (Some(out), _) => out.to_string(),
+        _ => rows::value_text(response).into_owned(),
+    }
+}
+
+/// Settle a Codex `PostToolUse`: the rollout first, then the output text (module doc).
+fn codex_outcome(event: &HookEvent, response: &Value, text: &str, call: &mut Call) {
+    let found = event
+        .transcript_path
+        .as_deref()
+        .zip(event.tool_use_id.as_deref())
+        .and_then(|(path, id)| rollout_tail::find(std::path::Path::new(path), id));
+    let mut code = found.as_ref().and_then(|f| f.exit_code);
+    let item_status = found.as_ref().and_then(|f| f.status.clone());
+    if let Some(d) = found.as_ref().and_then(|f| f.duration_ms) {
+        call.duration_ms = Some(d);
+    }
+    if code.is_none() && item_status.is_none() && classify::is_refusal(text) {
+        call.status = Status::Denied;
+        call.error = Some(text.to_string());
+        return;
+    }
+    if code.is_none() && item_status.is_none() {
+        code = classify::stated_exit_code(text);
+    }
+    call.exit_code = code;
+    let mcp_error = ["isError", "is_error"]
+        .iter()
+        .any(|k| response.get(k).and_then(Value::as_bool) == Some(true));
+    call.status = match (code, item_status.as_deref()) {
+        (Some(c), _) => classify::from_exit_code(c),
+        (None, Some("failed")) => Status::Failure,
+        _ if mcp_error => Status::Failure,
+        _ => Status::Success,
+    };
+    if call.status != Status::Success {
+        call.error = Some(match code {
+            Some(c) if !text.starts_with("Exit code") => format!("Exit code {c}\n{text}"),
+            _ => text.to_string(),
+        });
+    }
+}
+
+/// A stable-enough id for a tool event that named none.
+fn synthetic_id(event: &HookEvent, now: i64) -> String {
+    let key = format!(
+        "{}\u{1f}{}\u{1f}{}\u{1f}{now}",
+        event.session_id, event.tool_name, event.tool_input
+    );
+    format!("nokey-{}", &sha256_hex(key.as_bytes())[..16])
+}
+
+/// Bump the session's last-event time, creating the row the first time it is seen.
+fn touch_session(
+    conn: &Connection,
+    event: &HookEvent,
+    host: Host,
+    sid: &str,
+    now: i64,
+) -> Result<()> {
+    let updated = conn
+        .execute(
+            "UPDATE sessions SET last_event_ms = MAX(COALESCE(last_event_ms, ?2), ?2),
+                 cwd = COALESCE(cwd, ?3)
+             WHERE id = ?1",
+            params![sid, now, event.cwd],
+        )
+        .map_err(|e| Error::sql("update session", e))?;
+    if updated > 0 {
+        return Ok(());
+    }
+    let repo_root = event
+        .cwd
+        .as_deref()
+        .and_then(|c| crate::config::repo_root(std::path::Path::new(c)))
+        .map(|p| p.to_string_lossy().into_owned());
+    // Inside a subagent the payload's agent_type is the subagent's, not the session's.
+    let agent_type = event
+        .str_field("agent_id")
+        .is_none()
+        .then(|| event.str_field("agent_type"))
+        .flatten();
+    conn.execute(
+        "INSERT INTO sessions (id, host, source, cwd, repo_root, started_ms, last_event_ms,
+             agent_type)
+         VALUES (?1, ?2, 'hook', ?3, ?4, ?5, ?5, ?6)
+         ON CONFLICT (id) DO NOTHING",
+        params![sid, host.slug(), event.cwd, repo_root, now, agent_type],
+    )
+    .map_err(|e| Error::sql("insert session", e))?;
+    Ok(())
+}
+
+fn session_event(conn: &Connection, event: &HookEvent, sid: &str, now: i64) -> Result<()> {
+    let exec = |sql: &str, what: &str| {
+        conn.execute(sql, params![sid, now])
+            .map(drop)
+            .map_err(|e| Error::sql(what.to_string(), e))
+    };
+    match event.event.as_str() {
+        "SessionStart" => exec(
+            "UPDATE sessions SET started_ms = MIN(COALESCE(started_ms, ?2), ?2), ended_ms = NULL
+             WHERE id = ?1",
+            "start session",
+        ),
+        "UserPromptSubmit" => exec(
+            "UPDATE sessions SET prompts = prompts + 1, last_prompt_ms = ?2 WHERE id = ?1",
+            "count prompt",
+        ),
+        "SessionEnd" => {
+            exec(
+                "UPDATE sessions SET ended_ms = ?2 WHERE id = ?1",
+                "end session",
+            )?;
+            sweep_guard_denials(conn, sid, now)
+        }
+        "Stop" | "SubagentStop" => sweep_guard_denials(conn, sid, now),
+        _ => Ok(()),
+    }
+}
+
+/// Calls of `sid` still pending that callus's guard denied or blocked become `denied`.
+fn sweep_guard_denials(conn: &Connection, sid: &str, now: i64) -> Result<()> {
+    let pending: Option<i64> = conn
+        .query_row(
+            "SELECT 1 FROM tool_calls WHERE session_id = ?1 AND status = 'pending' LIMIT 1",
+            [sid],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(|e| Error::sql("look for pending calls", e))?;
+    if pending.is_none() {
+        return Ok(());
+    }
+    conn.execute(
+        "UPDATE tool_calls SET status = 'denied', ended_ms = COALESCE(ended_ms, ?2),
+             error = COALESCE(error, 'denied by the callus guard')
+         WHERE session_id = ?1 AND status = 'pending' AND tool_use_id IN (
+             SELECT tool_use_id FROM audit
+             WHERE session_id = ?1 AND tool_use_id IS NOT NULL
+               AND json_extract(record, '$.decision') IN ('deny', 'block')
+               AND json_extract(record, '$.dryrun') = 0)",
+        params![sid, now],
+    )
+    .map_err(|e| Error::sql("mark guard denials", e))?;
+    Ok(())
+}

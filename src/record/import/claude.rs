@@ -1,0 +1,213 @@
+//! Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`, and the
+//! subagent logs `agent-*.jsonl` beside them or under `<session>/subagents/`).
+//!
+//! Each `tool_use` block of an `assistant` line is paired with the `tool_result` block of a
+//! later `user` line carrying its id. Times come from the lines' `timestamp`s (the call
+//! starts at its `tool_use` line and ends at its result). A result that is not an error is a
+//! success (an interrupted Bash response is `interrupted`); an error is `denied` when the
+//! line records a rejecting `permissionDecision` or a `toolDenialKind`, or when its text is
+//! a refusal, `interrupted` when it says so, and a `failure` otherwise, with the exit code
+//! from its `Exit code N` first line. A `tool_use` whose result never came is stored
+//! `pending`; a result whose `tool_use` is not in the file settles the stored call of that
+//! id if there is one, and is counted as unpaired otherwise. A user line that is not a tool
+//! result and not a meta line counts as a prompt (its text is never stored).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{Sink, timestamp_ms};
+use crate::Result;
+use crate::record::classify::{self, Status};
+use crate::record::rows::{Call, Session};
+use crate::record::signature::leading_exit_code;
+
+/// A `tool_use` waiting for its result.
+struct Use {
+    tool: String,
+    input: Value,
+    started_ms: Option<i64>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    agent_id: Option<String>,
+}
+
+/// Import one transcript.
+pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let file_agent = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("agent-"))
+        .map(str::to_string);
+    let mut uses: HashMap<String, Use> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut sessions: HashMap<String, Session> = HashMap::new();
+    sink.lines(path, |sink, _, line| {
+        let text = |k: &str| {
+            line.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let ts = timestamp_ms(line.get("timestamp"));
+        let sid = text("sessionId").map(str::to_string);
+        let cwd = text("cwd").map(str::to_string);
+        let sidechain = line.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        let agent = text("agentId")
+            .map(str::to_string)
+            .or_else(|| file_agent.clone().filter(|_| sidechain));
+        if let Some(id) = &sid {
+            let s = sessions.entry(id.clone()).or_insert_with(|| Session {
+                id: id.clone(),
+                host: "claude-code",
+                ..Session::default()
+            });
+            s.saw(ts);
+            if s.cwd.is_none() {
+                s.cwd.clone_from(&cwd);
+            }
+        }
+        let content = line.get("message").and_then(|m| m.get("content"));
+        match text("type") {
+            Some("assistant") => {
+                for block in content.and_then(Value::as_array).into_iter().flatten() {
+                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                        continue;
+                    }
+                    let Some(id) = block.get("id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if !uses.contains_key(id) {
+                        order.push(id.to_string());
+                    }
+                    uses.insert(
+                        id.to_string(),
+                        Use {
+                            tool: block
+                                .get("name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            input: block.get("input").cloned().unwrap_or(Value::Null),
+                            started_ms: ts,
+                            session_id: sid.clone(),
+                            cwd: cwd.clone(),
+                            agent_id: agent.clone(),
+                        },
+                    );
+                }
+            }
+            Some("user") => {
+                let results: Vec<&Value> = content
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    .collect();
+                if results.is_empty() {
+                    let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
+                    if let Some(s) = sid.as_ref().and_then(|id| sessions.get_mut(id))
+                        && !meta
+                        && !sidechain
+                    {
+                        s.prompts += 1;
+                        s.last_prompt_ms = ts.or(s.last_prompt_ms);
+                    }
+                }
+                for block in results {
+                    let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let call = match uses.remove(id) {
+                        Some(u) => settle(id, u, block, &line, ts),
+                        None => {
+                            if let Some(tool) = sink.stored_tool(id)? {
+                                let u = Use {
+                                    tool,
+                                    input: Value::Null,
+                                    started_ms: None,
+                                    session_id: sid.clone(),
+                                    cwd: cwd.clone(),
+                                    agent_id: agent.clone(),
+                                };
+                                settle(id, u, block, &line, ts)
+                            } else {
+                                sink.unpaired();
+                                continue;
+                            }
+                        }
+                    };
+                    sink.call(&call)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    // Calls whose result never came: pending (or abandoned), never a success.
+    for id in order {
+        if let Some(u) = uses.remove(&id) {
+            sink.call(&to_call(&id, u))?;
+        }
+    }
+    for s in sessions.values() {
+        sink.session(s)?;
+    }
+    Ok(())
+}
+
+fn to_call(id: &str, u: Use) -> Call {
+    let mut call = Call::new(id, "claude-code", "claude-transcript", u.tool, u.input);
+    call.started_ms = u.started_ms;
+    call.session_id = u.session_id;
+    call.cwd = u.cwd;
+    call.agent_id = u.agent_id;
+    call
+}
+
+fn settle(id: &str, u: Use, block: &Value, line: &Map<String, Value>, ts: Option<i64>) -> Call {
+    let mut call = to_call(id, u);
+    call.ended_ms = ts;
+    let structured = line.get("toolUseResult");
+    let interrupted = structured
+        .and_then(|r| r.get("interrupted"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+    if !is_error {
+        call.status = if interrupted {
+            Status::Interrupted
+        } else {
+            Status::Success
+        };
+        return call;
+    }
+    let text = result_text(block.get("content"));
+    let rejected = line
+        .get("permissionDecision")
+        .and_then(|d| d.get("decision"))
+        .and_then(Value::as_str)
+        == Some("reject")
+        || line.contains_key("toolDenialKind");
+    call.status = if rejected {
+        Status::Denied
+    } else {
+        classify::failed(interrupted, &text)
+    };
+    call.exit_code = leading_exit_code(&text);
+    call.error = Some(text);
+    call
+}
+
+/// A `tool_result`'s content as text: a string, or the text blocks joined.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,405 @@
+//! The rows the recorder writes, and the one place raw text becomes stored text.
+//!
+//! A [`Call`] is what a hook or an import observed, raw. [`write_call`] redacts its command
+//! (or input summary) and error, caps them, computes the shape and error signature from the
+//! redacted text, and upserts one `tool_calls` row keyed by `tool_use_id`. Writers merge
+//! rather than overwrite, so a hook row, a transcript row and a rollout row of the same call
+//! become one row whatever order they arrive in:
+//! - a settled outcome replaces `pending`; `pending` never replaces a settled outcome;
+//! - a settled outcome with an exit code replaces a success/failure that had none (a Codex
+//!   hook that could not read the rollout, later imported);
+//! - otherwise the first non-null value of each column stays.
+
+use std::borrow::Cow;
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+
+use super::classify::Status;
+use super::{shape, signature, summary};
+use crate::redact;
+use crate::{Error, Result};
+
+/// Largest stored error, in bytes (after redaction).
+pub(crate) const ERROR_CAP: usize = 4 * 1024;
+/// Largest stored command or input summary, in bytes (after redaction).
+pub(crate) const COMMAND_CAP: usize = 8 * 1024;
+/// Raw text beyond this is not even looked at (cut at a whitespace boundary first, so a
+/// secret is never split before redaction sees it).
+const RAW_CAP: usize = 64 * 1024;
+
+/// One tool call as observed, before redaction.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    /// The host's call id (`toolu_…`, `call_…`), or a synthetic stable id for traces.
+    pub(crate) tool_use_id: String,
+    /// The session, when known.
+    pub(crate) session_id: Option<String>,
+    /// `claude-code`, `codex` or `trace`.
+    pub(crate) host: &'static str,
+    /// `hook`, `claude-transcript`, `codex-rollout` or `trace`.
+    pub(crate) source: &'static str,
+    /// Tool name as the hooks see it (`Bash`, `Read`, `apply_patch`, `mcp__s__t`).
+    pub(crate) tool: String,
+    /// The tool input (`{"command": …}` for shell calls).
+    pub(crate) input: Value,
+    /// The outcome.
+    pub(crate) status: Status,
+    /// Unix ms.
+    pub(crate) started_ms: Option<i64>,
+    /// Unix ms.
+    pub(crate) ended_ms: Option<i64>,
+    /// Milliseconds.
+    pub(crate) duration_ms: Option<i64>,
+    /// Raw error text (kept only when the call did not succeed).
+    pub(crate) error: Option<String>,
+    /// The exit code, when known.
+    pub(crate) exit_code: Option<i64>,
+    /// The call's working directory.
+    pub(crate) cwd: Option<String>,
+    /// The subagent that made the call.
+    pub(crate) agent_id: Option<String>,
+}
+
+impl Call {
+    /// A pending call with only its identity filled in.
+    pub(crate) fn new(
+        tool_use_id: impl Into<String>,
+        host: &'static str,
+        source: &'static str,
+        tool: impl Into<String>,
+        input: Value,
+    ) -> Self {
+        Call {
+            tool_use_id: tool_use_id.into(),
+            session_id: None,
+            host,
+            source,
+            tool: tool.into(),
+            input,
+            status: Status::Pending,
+            started_ms: None,
+            ended_ms: None,
+            duration_ms: None,
+            error: None,
+            exit_code: None,
+            cwd: None,
+            agent_id: None,
+        }
+    }
+}
+
+const UPSERT_CALL: &str = "
+INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, started_ms,
+    ended_ms, duration_ms, command, input_sha256, shape, error, signature, exit_code, cwd,
+    agent_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+ON CONFLICT (tool_use_id) DO UPDATE SET
+    session_id = COALESCE(tool_calls.session_id, excluded.session_id),
+    tool = CASE WHEN tool_calls.tool = '' THEN excluded.tool ELSE tool_calls.tool END,
+    status = CASE WHEN TAKE THEN excluded.status ELSE tool_calls.status END,
+    error = CASE WHEN TAKE THEN excluded.error ELSE tool_calls.error END,
+    signature = CASE WHEN TAKE THEN excluded.signature ELSE tool_calls.signature END,
+    exit_code = CASE WHEN TAKE THEN excluded.exit_code ELSE tool_calls.exit_code END,
+    shape = CASE WHEN TAKE THEN COALESCE(excluded.shape, tool_calls.shape)
+                 ELSE COALESCE(tool_calls.shape, excluded.shape) END,
+    ended_ms = CASE WHEN TAKE THEN COALESCE(excluded.ended_ms, tool_calls.ended_ms)
+                    ELSE COALESCE(tool_calls.ended_ms, excluded.ended_ms) END,
+    started_ms = COALESCE(tool_calls.started_ms, excluded.started_ms),
+    duration_ms = COALESCE(tool_calls.duration_ms, excluded.duration_ms,
+                           excluded.ended_ms - tool_calls.started_ms),
+    command = COALESCE(tool_calls.command, excluded.command),
+    input_sha256 = COALESCE(tool_calls.input_sha256, excluded.input_sha256),
+    cwd = COALESCE(tool_calls.cwd, excluded.cwd),
+    agent_id = COALESCE(tool_calls.agent_id, excluded.agent_id)";
+
+/// When the incoming outcome replaces the stored one (see the module doc).
+const TAKE: &str = "(excluded.status <> 'pending' AND (tool_calls.status = 'pending'
+    OR (tool_calls.exit_code IS NULL AND excluded.exit_code IS NOT NULL
+        AND tool_calls.status IN ('success', 'failure'))))";
+
+fn upsert_sql() -> &'static str {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SQL.get_or_init(|| UPSERT_CALL.replace("TAKE", TAKE))
+}
+
+/// Redact, shape, sign and upsert `call` (one-off; bulk writers keep a [`CallWriter`]).
+pub(crate) fn write_call(conn: &Connection, call: &Call) -> Result<()> {
+    CallWriter::new(conn)?.write(call)
+}
+
+/// The tool-call upsert, prepared once for many calls.
+pub(crate) struct CallWriter<'c> {
+    stmt: rusqlite::Statement<'c>,
+}
+
+impl<'c> CallWriter<'c> {
+    /// Prepare the upsert on `conn`.
+    pub(crate) fn new(conn: &'c Connection) -> Result<Self> {
+        let stmt = conn
+            .prepare(upsert_sql())
+            .map_err(|e| Error::sql("prepare tool call upsert", e))?;
+        Ok(CallWriter { stmt })
+    }
+
+    /// Redact, shape, sign and upsert `call`.
+    pub(crate) fn write(&mut self, call: &Call) -> Result<()> {
+        let command = summary::summary(&call.tool, &call.input)
+            .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
+        let settled_badly = matches!(
+            call.status,
+            Status::Failure | Status::Denied | Status::Interrupted
+        );
+        let error = call
+            .error
+            .as_deref()
+            .filter(|e| settled_badly && !e.trim().is_empty())
+            .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
+        let signature = error.as_deref().and_then(signature::signature);
+        let shape_command = if shape::is_shell_tool(&call.tool) {
+            command.as_deref()
+        } else {
+            None
+        };
+        let shape = shape::shape(&call.tool, shape_command, error.as_deref());
+        let sha = summary::input_sha256(&call.tool, &call.input);
+        let started = call
+            .started_ms
+            .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
+        let duration = call.duration_ms.or_else(|| {
+            call.started_ms
+                .zip(call.ended_ms)
+                .map(|(s, e)| (e - s).max(0))
+        });
+        self.stmt
+            .execute(params![
+                call.tool_use_id,
+                call.session_id,
+                call.host,
+                call.source,
+                call.tool,
+                call.status.as_str(),
+                started,
+                call.ended_ms,
+                duration,
+                command,
+                sha,
+                shape,
+                error,
+                signature,
+                call.exit_code,
+                call.cwd,
+                call.agent_id,
+            ])
+            .map_err(|e| Error::sql("write tool call", e))?;
+        Ok(())
+    }
+}
+
+/// Cut raw text to [`RAW_CAP`] bytes at a whitespace boundary, so redaction never sees half
+/// a secret.
+fn raw_cut(text: &str) -> &str {
+    if text.len() <= RAW_CAP {
+        return text;
+    }
+    let mut end = RAW_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    head.rfind(char::is_whitespace).map_or(head, |i| &head[..i])
+}
+
+/// One session as an import saw it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Session {
+    /// The session id.
+    pub(crate) id: String,
+    /// `claude-code`, `codex` or `trace`.
+    pub(crate) host: &'static str,
+    /// The working directory.
+    pub(crate) cwd: Option<String>,
+    /// First event, Unix ms.
+    pub(crate) started_ms: Option<i64>,
+    /// Last event, Unix ms.
+    pub(crate) last_event_ms: Option<i64>,
+    /// Prompts submitted.
+    pub(crate) prompts: i64,
+    /// Last prompt, Unix ms.
+    pub(crate) last_prompt_ms: Option<i64>,
+    /// The agent type, for sessions run as an agent.
+    pub(crate) agent_type: Option<String>,
+}
+
+impl Session {
+    /// Widen the time span to include `ms`.
+    pub(crate) fn saw(&mut self, ms: Option<i64>) {
+        if let Some(ms) = ms {
+            self.started_ms = Some(self.started_ms.map_or(ms, |s| s.min(ms)));
+            self.last_event_ms = Some(self.last_event_ms.map_or(ms, |l| l.max(ms)));
+        }
+    }
+}
+
+/// Merge an imported session: the span widens, counts never shrink, known values stay.
+pub(crate) fn upsert_session(conn: &Connection, s: &Session) -> Result<()> {
+    let repo_root = s
+        .cwd
+        .as_deref()
+        .and_then(|c| crate::config::repo_root(std::path::Path::new(c)))
+        .map(|p| p.to_string_lossy().into_owned());
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT INTO sessions (id, host, source, cwd, repo_root, started_ms, last_event_ms,
+                 prompts, last_prompt_ms, agent_type)
+             VALUES (?1, ?2, 'import', ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (id) DO UPDATE SET
+                 cwd = COALESCE(sessions.cwd, excluded.cwd),
+                 repo_root = COALESCE(sessions.repo_root, excluded.repo_root),
+                 started_ms = MIN(COALESCE(sessions.started_ms, excluded.started_ms),
+                                  COALESCE(excluded.started_ms, sessions.started_ms)),
+                 last_event_ms = MAX(COALESCE(sessions.last_event_ms, excluded.last_event_ms),
+                                     COALESCE(excluded.last_event_ms, sessions.last_event_ms)),
+                 prompts = MAX(sessions.prompts, excluded.prompts),
+                 last_prompt_ms = MAX(COALESCE(sessions.last_prompt_ms, excluded.last_prompt_ms),
+                                      COALESCE(excluded.last_prompt_ms, sessions.last_prompt_ms)),
+                 agent_type = COALESCE(sessions.agent_type, excluded.agent_type)",
+        )
+        .map_err(|e| Error::sql("prepare session upsert", e))?;
+    stmt.execute(params![
+        s.id,
+        s.host,
+        s.cwd,
+        repo_root,
+        s.started_ms,
+        s.last_event_ms,
+        s.prompts,
+        s.last_prompt_ms,
+        s.agent_type,
+    ])
+    .map_err(|e| Error::sql("write session", e))?;
+    Ok(())
+}
+
+/// The raw text a result carried, as one string: a JSON string as is, anything else as
+/// compact JSON.
+#[must_use]
+pub(crate) fn value_text(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s.as_str()),
+        Value::Null => Cow::Borrowed(""),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(conn: &Connection, id: &str) -> (String, Option<i64>, Option<String>, Option<String>) {
+        conn.query_row(
+            "SELECT status, exit_code, shape, signature FROM tool_calls WHERE tool_use_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn pending_then_failure_then_pending_again_merges() {
+        let conn = crate::store::open_in_memory().unwrap();
+        let mut c = Call::new(
+            "t1",
+            "claude-code",
+            "hook",
+            "Bash",
+            json!({"command": "cd x && psql -c 1 && echo ok"}),
+        );
+        c.started_ms = Some(1000);
+        write_call(&conn, &c).unwrap();
+        assert_eq!(row(&conn, "t1").0, "pending");
+        assert_eq!(row(&conn, "t1").2.as_deref(), Some("echo"));
+
+        c.status = Status::Failure;
+        c.started_ms = None;
+        c.ended_ms = Some(1500);
+        c.error = Some("Exit code 2\npsql: error: connection refused".into());
+        c.exit_code = Some(2);
+        write_call(&conn, &c).unwrap();
+        let (status, code, shape, sig) = row(&conn, "t1");
+        assert_eq!((status.as_str(), code), ("failure", Some(2)));
+        assert_eq!(shape.as_deref(), Some("psql"));
+        assert_eq!(
+            sig.as_deref(),
+            Some("exit code 2 psql: error: connection refused")
+        );
+        let duration: i64 = conn
+            .query_row("SELECT duration_ms FROM tool_calls", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(duration, 500);
+
+        // A late pending (e.g. a re-imported tool_use without its result) changes nothing.
+        let late = Call::new(
+            "t1",
+            "claude-code",
+            "claude-transcript",
+            "Bash",
+            c.input.clone(),
+        );
+        write_call(&conn, &late).unwrap();
+        assert_eq!(row(&conn, "t1").0, "failure");
+    }
+
+    #[test]
+    fn an_exit_code_corrects_a_guessed_success() {
+        let conn = crate::store::open_in_memory().unwrap();
+        let mut c = Call::new("c1", "codex", "hook", "Bash", json!({"command": "false"}));
+        c.status = Status::Success;
+        write_call(&conn, &c).unwrap();
+        c.status = Status::Failure;
+        c.exit_code = Some(1);
+        c.error = Some("Exit code 1\n".into());
+        write_call(&conn, &c).unwrap();
+        assert_eq!(row(&conn, "c1").0, "failure");
+        // But a known outcome is not overwritten by another source's.
+        c.status = Status::Success;
+        c.exit_code = Some(0);
+        write_call(&conn, &c).unwrap();
+        assert_eq!(row(&conn, "c1").0, "failure");
+    }
+
+    #[test]
+    fn stored_text_is_redacted_and_capped() {
+        let conn = crate::store::open_in_memory().unwrap();
+        let secret = "sk-abcdefghijklmnopqrstuvwxyz0123";
+        let mut c = Call::new(
+            "s1",
+            "claude-code",
+            "hook",
+            "Bash",
+            json!({"command": format!("OPENAI_API_KEY={secret} python3 x.py")}),
+        );
+        c.status = Status::Failure;
+        c.error = Some(format!(
+            "Exit code 1\nbad key {secret}\n{}",
+            "x".repeat(20_000)
+        ));
+        write_call(&conn, &c).unwrap();
+        let (cmd, err): (String, String) = conn
+            .query_row("SELECT command, error FROM tool_calls", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert!(!cmd.contains(secret) && !err.contains(secret));
+        assert!(err.len() <= ERROR_CAP);
+    }
+
+    #[test]
+    fn raw_cut_stops_at_whitespace() {
+        let text = format!("{} {}", "a".repeat(RAW_CAP - 10), "b".repeat(100));
+        let cut = raw_cut(&text);
+        assert!(cut.ends_with('a'));
+        assert!(cut.len() < RAW_CAP);
+    }
+}

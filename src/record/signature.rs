@@ -1,0 +1,345 @@
+//! Error signatures: the normalised form of an error message that derive groups failures by.
+//!
+//! callusguard's normalisation (spec §6.3), in order: lowercase; quoted strings → `'S'`;
+//! digits → `#`; whitespace collapsed; trimmed; first 200 characters. callus adds, before
+//! the digit step: filesystem paths → `<path>`, UUIDs → `<uuid>`, hex ids of 7+ characters
+//! that mix letters and digits → `<hex>`; so two runs of the same failure in different
+//! checkouts or with different ids share a signature. A leading `Exit code N` line keeps
+//! its number (`exit code 127` and `exit code 1` are different failures).
+//!
+//! The input must already be redacted: the signature is stored.
+
+/// Length of a signature, in characters.
+pub(crate) const SIGNATURE_CHARS: usize = 200;
+
+/// The signature of an (already redacted) error message; `None` for a blank one.
+///
+/// Hand-written rather than a chain of regexes: the hook computes one signature per failed
+/// call, and compiling Unicode-aware patterns cost more than the rest of the hook together.
+/// The tests check it against the regex formulation.
+#[must_use]
+pub(crate) fn signature(error: &str) -> Option<String> {
+    let trimmed = error.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let exit = leading_exit_code(trimmed);
+    let text = trimmed.to_lowercase();
+    let text = quoted(&text);
+    let text = paths(&text);
+    let text = ids(&text);
+    let mut text = digits_and_space(&text);
+    if let Some(code) = exit
+        && let Some(rest) = text.strip_prefix("exit code #")
+    {
+        text = format!("exit code {code}{rest}");
+    }
+    Some(match text.char_indices().nth(SIGNATURE_CHARS) {
+        Some((cut, _)) => text[..cut].trim_end().to_string(),
+        None => text,
+    })
+}
+
+/// `'…'` and `"…"` → `'S'` (an unclosed quote stays as it is).
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(['\'', '"']) {
+        let quote = &rest[i..=i];
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(j) = after.find(quote) {
+            out.push_str("'S'");
+            rest = &after[j + 1..];
+        } else {
+            out.push_str(quote);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn is_path_char(c: char) -> bool {
+    is_word(c) || matches!(c, '.' | '-' | '@' | '+' | '~' | '/')
+}
+
+/// A run of path characters that starts at the text's start or after whitespace or one of
+/// `=([<>,;`, and holds a `/`, → `<path>`.
+fn paths(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut boundary = true;
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if boundary && is_path_char(c) {
+            let end = text[i..]
+                .find(|c: char| !is_path_char(c))
+                .map_or(text.len(), |j| i + j);
+            let run = &text[i..end];
+            out.push_str(if run.contains('/') { "<path>" } else { run });
+            i = end;
+            boundary = false;
+            continue;
+        }
+        out.push(c);
+        boundary = c.is_whitespace() || matches!(c, '=' | '(' | '[' | '<' | '>' | ',' | ';');
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// UUIDs → `<uuid>`; whole words of 7+ hex digits mixing letters and digits, or with a
+/// `0x` prefix → `<hex>`.
+fn ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if !is_word(c) {
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let end = word_end(text, i);
+        if let Some(uuid_end) = uuid_at(text, i) {
+            out.push_str("<uuid>");
+            i = uuid_end;
+            continue;
+        }
+        let word = &text[i..end];
+        out.push_str(if is_hex_id(word) { "<hex>" } else { word });
+        i = end;
+    }
+    out
+}
+
+fn word_end(text: &str, from: usize) -> usize {
+    text[from..]
+        .find(|c: char| !is_word(c))
+        .map_or(text.len(), |j| from + j)
+}
+
+/// The end of a UUID (8-4-4-4-12 lowercase hex words joined by `-`) starting at `from`.
+fn uuid_at(text: &str, from: usize) -> Option<usize> {
+    let mut at = from;
+    for (n, len) in [8, 4, 4, 4, 12].into_iter().enumerate() {
+        if n > 0 {
+            at = at + text[at..].strip_prefix('-').map(|_| 1)?;
+        }
+        let end = word_end(text, at);
+        let word = &text[at..end];
+        if word.len() != len
+            || !word
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        {
+            return None;
+        }
+        at = end;
+    }
+    Some(at)
+}
+
+fn is_hex_id(word: &str) -> bool {
+    let lower_hex = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    if let Some(body) = word.strip_prefix("0x")
+        && body.len() >= 7
+        && lower_hex(body)
+    {
+        return true;
+    }
+    word.len() >= 7
+        && lower_hex(word)
+        && word.bytes().any(|b| b.is_ascii_digit())
+        && word.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Digit runs → `#`, whitespace runs → one space, trimmed.
+fn digits_and_space(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev_digit = false;
+    let mut prev_space = false;
+    for c in text.trim().chars() {
+        if c.is_ascii_digit() {
+            if !prev_digit {
+                out.push('#');
+            }
+            prev_digit = true;
+            prev_space = false;
+        } else if c.is_whitespace() {
+            if !prev_space {
+                out.push(' ');
+            }
+            prev_space = true;
+            prev_digit = false;
+        } else {
+            out.push(c);
+            prev_digit = false;
+            prev_space = false;
+        }
+    }
+    out
+}
+
+/// `N` when the text starts with an `Exit code N` line (Claude Code's Bash failures).
+#[must_use]
+pub(crate) fn leading_exit_code(text: &str) -> Option<i64> {
+    let first = text.trim_start().lines().next()?;
+    first
+        .strip_prefix("Exit code ")
+        .or_else(|| first.strip_prefix("Exit code: "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callusguard_normalisation_holds() {
+        // spec §6.3's example: two databases, one signature.
+        assert_eq!(
+            signature(r#"FATAL: database "kai" does not exist"#).unwrap(),
+            "fatal: database 'S' does not exist"
+        );
+        assert_eq!(
+            signature(r#"FATAL: database "kai" does not exist"#),
+            signature(r#"FATAL:  database "bob" does not exist"#)
+        );
+        assert_eq!(
+            signature("error at line 42\n\n  col 7").unwrap(),
+            "error at line # col #"
+        );
+        assert_eq!(signature("   \n"), None);
+    }
+
+    #[test]
+    fn exit_code_line_keeps_its_number() {
+        let s = signature("Exit code 127\nbash: line 1: foo: command not found").unwrap();
+        assert_eq!(s, "exit code 127 bash: line #: foo: command not found");
+        assert_ne!(
+            signature("Exit code 1\nboom"),
+            signature("Exit code 2\nboom")
+        );
+        assert_eq!(leading_exit_code("Exit code 2\nls: x"), Some(2));
+        assert_eq!(leading_exit_code("Exit code: 0\nWall time"), Some(0));
+        assert_eq!(leading_exit_code("no exit"), None);
+    }
+
+    #[test]
+    fn paths_ids_and_uuids_collapse() {
+        let a = signature(
+            "error: /home/ann/src/app/main.rs: failed (id 3f2a9c1b7e, run 0b1c2d3e-1111-2222-3333-444455556666)",
+        )
+        .unwrap();
+        let b = signature(
+            "error: /srv/ci/work/app/lib.rs: failed (id 9e8d7c6b5a, run aaaaaaaa-bbbb-cccc-dddd-eeeeffff0000)",
+        )
+        .unwrap();
+        assert_eq!(a, b);
+        assert!(
+            a.contains("<path>") && a.contains("<hex>") && a.contains("<uuid>"),
+            "{a}"
+        );
+        // Relative paths and ~ paths too; URLs keep their host.
+        assert_eq!(
+            signature("cannot open src/foo.rs").unwrap(),
+            signature("cannot open tests/bar.rs").unwrap()
+        );
+        assert!(signature("see ~/x/y").unwrap().contains("<path>"));
+        assert_eq!(
+            signature("GET https://example.com/a failed").unwrap(),
+            "get https://example.com/a failed"
+        );
+        // Plain words made of hex letters are not ids.
+        assert_eq!(signature("deadbeef facade").unwrap(), "deadbeef facade");
+    }
+
+    /// The regex formulation of the same normalisation (the reference the hand-written
+    /// one must agree with).
+    fn by_regex(error: &str) -> Option<String> {
+        static CACHE: std::sync::Mutex<Vec<(String, Regex)>> = std::sync::Mutex::new(Vec::new());
+        use regex::Regex;
+        let trimmed = error.trim();
+        if trimmed.is_empty() {
+            return None;
+        }
+        let exit = leading_exit_code(trimmed);
+        let re = |p: &str| {
+            let mut cache = CACHE.lock().unwrap();
+            if let Some((_, r)) = cache.iter().find(|(k, _)| k == p) {
+                return r.clone();
+            }
+            let r = Regex::new(p).unwrap();
+            cache.push((p.to_string(), r.clone()));
+            r
+        };
+        let text = trimmed.to_lowercase();
+        let text = re(r#"'[^']*'|"[^"]*""#).replace_all(&text, "'S'");
+        let text =
+            re(r"(?P<pre>^|[\s=(\[<>,;])(?:(?:~|\.{1,2})?/[\w.\-@+~/]*|[\w.\-@+~]+/[\w.\-@+~/]*)")
+                .replace_all(&text, "${pre}<path>");
+        let text = re(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+            .replace_all(&text, "<uuid>");
+        let text = re(r"\b(?:0x)?[0-9a-f]{7,}\b").replace_all(&text, |c: &regex::Captures<'_>| {
+            let m = &c[0];
+            let body = m.strip_prefix("0x").unwrap_or(m);
+            let mixed = body.bytes().any(|b| b.is_ascii_alphabetic())
+                && body.bytes().any(|b| b.is_ascii_digit());
+            if mixed || m.starts_with("0x") {
+                "<hex>".to_string()
+            } else {
+                m.to_string()
+            }
+        });
+        let text = re(r"[0-9]+").replace_all(&text, "#");
+        let text = re(r"\s+").replace_all(&text, " ");
+        let mut text = text.trim().to_string();
+        if let Some(code) = exit
+            && let Some(rest) = text.strip_prefix("exit code #")
+        {
+            text = format!("exit code {code}{rest}");
+        }
+        Some(match text.char_indices().nth(SIGNATURE_CHARS) {
+            Some((cut, _)) => text[..cut].trim_end().to_string(),
+            None => text,
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn agrees_with_the_regex_formulation(
+            s in r#"(Exit code [0-9]{1,3}\n)?(0x|[a-f0-9]{4,12}|[a-fA-F0-9xg_ /.~:'"=(<>,;\[\]@+\n\t-]){0,30}"#
+        ) {
+            proptest::prop_assert_eq!(signature(&s), by_regex(&s));
+        }
+    }
+
+    #[test]
+    fn agrees_on_real_errors() {
+        for e in [
+            "Exit code 2\nls: cannot access '/nonexistent-callus-e2e': No such file or directory",
+            "error: /home/ann/src/app/main.rs: failed (id 3f2a9c1b7e, run 0b1c2d3e-1111-2222-3333-444455556666)",
+            "PreToolUse:Bash hook error: [/work/x/probe-hook.sh]: EXIT2-REASON-43 blocked",
+            "fatal: unable to access 'https://github.com/x/y.git/': Could not resolve host",
+            "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/nope",
+            "commit 0x1f2e3d4c5b ~/x/y ../a ./b a/b c=d/e (f/g) [h/i] <j/k> l,m/n;o/p",
+            "Ünïcödé pâth /tmp/dé/fi 12345678-abcd-ef01-2345-6789abcdef01x",
+        ] {
+            assert_eq!(signature(e), by_regex(e), "{e}");
+        }
+    }
+
+    #[test]
+    fn capped_at_200_chars() {
+        let long = "word ".repeat(100);
+        assert!(signature(&long).unwrap().chars().count() <= SIGNATURE_CHARS);
+    }
+}

@@ -1,0 +1,299 @@
+//! `callus record stats [--since] [--json]`: what has been recorded, at a glance.
+//!
+//! Calls by outcome, sessions and the time span; then per tool and for the top command
+//! shapes: calls, failures, refusals and the failure rate. The failure rate is failures over
+//! attempts, where attempts are calls that ran to an outcome (success or failure): denied,
+//! interrupted and pending calls are shown but are not attempts. A call's time is its start
+//! (its end when the start is unknown).
+
+use rusqlite::{Connection, params};
+use serde_json::{Value, json};
+
+use crate::cli::StatsArgs;
+use crate::config::Home;
+use std::fmt::Write as _;
+
+use crate::guard::commands::table;
+use crate::{Error, Exit, Result};
+
+/// How many command shapes the report lists.
+const TOP_SHAPES: usize = 15;
+
+/// One group's counts.
+#[derive(Debug, Default, Clone)]
+struct Counts {
+    calls: i64,
+    success: i64,
+    failures: i64,
+    denied: i64,
+    interrupted: i64,
+    pending: i64,
+}
+
+impl Counts {
+    fn rate(&self) -> Option<f64> {
+        let attempts = self.success + self.failures;
+        (attempts > 0).then(|| self.failures as f64 / attempts as f64)
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "calls": self.calls,
+            "success": self.success,
+            "failures": self.failures,
+            "denied": self.denied,
+            "interrupted": self.interrupted,
+            "pending": self.pending,
+            "failure_rate": self.rate(),
+        })
+    }
+}
+
+const COUNTS: &str = "count(*),
+    sum(status = 'success'), sum(status = 'failure'), sum(status = 'denied'),
+    sum(status = 'interrupted'), sum(status = 'pending')";
+
+const WHEN: &str = "COALESCE(started_ms, ended_ms)";
+
+fn counts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
+    Ok(Counts {
+        calls: r.get(at)?,
+        success: r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0),
+        failures: r.get::<_, Option<i64>>(at + 2)?.unwrap_or(0),
+        denied: r.get::<_, Option<i64>>(at + 3)?.unwrap_or(0),
+        interrupted: r.get::<_, Option<i64>>(at + 4)?.unwrap_or(0),
+        pending: r.get::<_, Option<i64>>(at + 5)?.unwrap_or(0),
+    })
+}
+
+/// `callus record stats`.
+pub fn run(args: &StatsArgs) -> Result<Exit> {
+    let now = crate::store::now_ms();
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_since(s, now))
+        .transpose()?;
+    let home = Home::from_env();
+    let report = if let Some(conn) = crate::store::open_existing(&home.db_path())? {
+        gather(&conn, since)?
+    } else {
+        eprintln!(
+            "callus: nothing recorded yet (no store at {})",
+            home.db_path().display()
+        );
+        Report::default()
+    };
+    if args.json {
+        super::write_stdout(&super::json_text(&report.json(since)));
+    } else {
+        super::write_stdout(&report.text());
+    }
+    Ok(Exit::Ok)
+}
+
+#[derive(Debug, Default)]
+struct Report {
+    total: Counts,
+    sessions: i64,
+    first_ms: Option<i64>,
+    last_ms: Option<i64>,
+    tools: Vec<(String, Counts)>,
+    shapes: Vec<(String, String, Counts)>,
+}
+
+fn gather(conn: &Connection, since: Option<i64>) -> Result<Report> {
+    let window = format!("(?1 IS NULL OR {WHEN} >= ?1)");
+    let sql = |e: rusqlite::Error| Error::sql("read statistics", e);
+    let (total, first_ms, last_ms) = conn
+        .query_row(
+            &format!("SELECT {COUNTS}, min({WHEN}), max({WHEN}) FROM tool_calls WHERE {window}"),
+            params![since],
+            |r| Ok((counts_at(r, 0)?, r.get(6)?, r.get(7)?)),
+        )
+        .map_err(sql)?;
+    let sessions = conn
+        .query_row(
+            "SELECT count(*) FROM sessions
+             WHERE ?1 IS NULL OR COALESCE(last_event_ms, started_ms) >= ?1",
+            params![since],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT tool, {COUNTS} FROM tool_calls WHERE {window}
+             GROUP BY tool ORDER BY count(*) DESC, tool"
+        ))
+        .map_err(sql)?;
+    let tools = stmt
+        .query_map(params![since], |r| Ok((r.get(0)?, counts_at(r, 1)?)))
+        .map_err(sql)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(sql)?;
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT tool, shape, {COUNTS} FROM tool_calls
+             WHERE {window} AND shape IS NOT NULL AND shape <> tool
+             GROUP BY tool, shape
+             ORDER BY sum(status = 'failure') DESC, count(*) DESC, shape
+             LIMIT {TOP_SHAPES}"
+        ))
+        .map_err(sql)?;
+    let shapes = stmt
+        .query_map(params![since], |r| {
+            Ok((r.get(0)?, r.get(1)?, counts_at(r, 2)?))
+        })
+        .map_err(sql)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(sql)?;
+    Ok(Report {
+        total,
+        sessions,
+        first_ms,
+        last_ms,
+        tools,
+        shapes,
+    })
+}
+
+impl Report {
+    fn json(&self, since: Option<i64>) -> Value {
+        let mut v = self.total.json();
+        let o = v.as_object_mut().expect("counts are an object");
+        o.insert("since".into(), json!(since.map(iso)));
+        o.insert("sessions".into(), json!(self.sessions));
+        o.insert("first".into(), json!(self.first_ms.map(iso)));
+        o.insert("last".into(), json!(self.last_ms.map(iso)));
+        let tools: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|(tool, c)| {
+                let mut v = c.json();
+                v["tool"] = json!(tool);
+                v
+            })
+            .collect();
+        o.insert("tools".into(), json!(tools));
+        let shapes: Vec<Value> = self
+            .shapes
+            .iter()
+            .map(|(tool, shape, c)| {
+                let mut v = c.json();
+                v["tool"] = json!(tool);
+                v["shape"] = json!(shape);
+                v
+            })
+            .collect();
+        o.insert("shapes".into(), json!(shapes));
+        v
+    }
+
+    fn text(&self) -> String {
+        let t = &self.total;
+        let span = match (self.first_ms, self.last_ms) {
+            (Some(a), Some(b)) => format!("{} … {}", iso(a), iso(b)),
+            _ => "-".to_string(),
+        };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} calls in {} sessions ({span})\n{} succeeded, {} failed, {} denied, {} interrupted, {} pending; failure rate {}",
+            t.calls,
+            self.sessions,
+            t.success,
+            t.failures,
+            t.denied,
+            t.interrupted,
+            t.pending,
+            rate(t)
+        );
+        if self.tools.is_empty() {
+            return out;
+        }
+        let header = ["calls", "failures", "denied", "failure rate"];
+        let mut tools = table(&[&["tool"][..], &header[..]].concat());
+        for (tool, c) in &self.tools {
+            tools.add_row(row(vec![tool.clone()], c));
+        }
+        let _ = writeln!(out, "\nper tool\n{tools}");
+        if !self.shapes.is_empty() {
+            let mut shapes = table(&[&["tool", "shape"][..], &header[..]].concat());
+            for (tool, shape, c) in &self.shapes {
+                shapes.add_row(row(vec![tool.clone(), shape.clone()], c));
+            }
+            let _ = writeln!(out, "\ntop command shapes (by failures)\n{shapes}");
+        }
+        out
+    }
+}
+
+fn row(mut cells: Vec<String>, c: &Counts) -> Vec<String> {
+    cells.extend([
+        c.calls.to_string(),
+        c.failures.to_string(),
+        c.denied.to_string(),
+        rate(c),
+    ]);
+    cells
+}
+
+fn rate(c: &Counts) -> String {
+    c.rate()
+        .map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0))
+}
+
+fn iso(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
+/// Unix ms of a `--since` value: a duration back from `now` (`30m`, `12h`, `7d`, `2w`), a
+/// date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 time.
+pub(crate) fn parse_since(text: &str, now: i64) -> Result<i64> {
+    let t = text.trim();
+    let bad = || {
+        Error::Invalid(format!(
+            "invalid --since '{text}': expected a duration like 7d, 12h, 30m or 2w, or a date YYYY-MM-DD"
+        ))
+    };
+    let (number, unit) = t.split_at(t.len().saturating_sub(1));
+    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+        let n: i64 = number.parse().map_err(|_| bad())?;
+        let ms = match unit {
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "w" => 7 * 86_400_000,
+            _ => return Err(bad()),
+        };
+        return Ok(now - n * ms);
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return Ok(d
+            .and_hms_opt(0, 0, 0)
+            .ok_or_else(bad)?
+            .and_utc()
+            .timestamp_millis());
+    }
+    chrono::DateTime::parse_from_rfc3339(t)
+        .map(|d| d.timestamp_millis())
+        .map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_values() {
+        let now = 10 * 86_400_000;
+        assert_eq!(parse_since("7d", now).unwrap(), 3 * 86_400_000);
+        assert_eq!(parse_since("12h", now).unwrap(), now - 12 * 3_600_000);
+        assert_eq!(parse_since("1970-01-02", now).unwrap(), 86_400_000);
+        assert_eq!(parse_since("1970-01-01T00:00:01Z", now).unwrap(), 1000);
+        assert!(parse_since("7y", now).is_err());
+        assert!(parse_since("soon", now).is_err());
+    }
+}

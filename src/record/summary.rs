@@ -1,0 +1,192 @@
+//! What of a call's input is stored: the command for shell tools, a short summary for the
+//! rest (the file path, URL, query or MCP arguments), plus a SHA-256 of the input.
+//!
+//! The text returned here is raw; the caller redacts it before it is stored. File contents
+//! (`Write.content`, `Edit.new_string`, an `apply_patch` body) are never part of a summary:
+//! an `apply_patch` is summarised by the files it touches.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::shape::is_shell_tool;
+use crate::rules::layers::sha256_hex;
+
+/// The shell command of a shell tool's input: `command` as a string, or an argv array
+/// (older Codex `shell`), where `bash -lc SCRIPT` is taken as `SCRIPT`.
+#[must_use]
+pub(crate) fn command(input: &Value) -> Option<Cow<'_, str>> {
+    match input.get("command").or_else(|| input.get("cmd"))? {
+        Value::String(s) => Some(Cow::Borrowed(s.as_str())),
+        Value::Array(words) => argv_command(words),
+        _ => None,
+    }
+}
+
+/// A command line from an argv: the script of `sh -c`/`bash -lc`, else the words joined.
+#[must_use]
+pub(crate) fn argv_command(words: &[Value]) -> Option<Cow<'_, str>> {
+    let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+    match words.as_slice() {
+        [] => None,
+        [shell, flag, script, ..]
+            if is_shell_program(shell) && matches!(*flag, "-c" | "-lc" | "-ic" | "-l") =>
+        {
+            Some(Cow::Borrowed(*script))
+        }
+        _ => Some(Cow::Owned(words.join(" "))),
+    }
+}
+
+fn is_shell_program(word: &str) -> bool {
+    matches!(
+        word.rsplit('/').next().unwrap_or(word),
+        "bash" | "sh" | "zsh" | "dash" | "fish" | "ksh"
+    )
+}
+
+/// The text stored in `command`: the shell command, or a summary of a non-shell input.
+#[must_use]
+pub(crate) fn summary<'a>(tool: &str, input: &'a Value) -> Option<Cow<'a, str>> {
+    if is_shell_tool(tool) {
+        return command(input);
+    }
+    let text = |k: &str| {
+        input
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    if tool == "apply_patch" {
+        let patch = text("command").or_else(|| text("input"))?;
+        return Some(Cow::Owned(patch_targets(patch)));
+    }
+    if tool.starts_with("mcp__") {
+        return compact(input);
+    }
+    let found = match tool {
+        "Write" | "Edit" | "MultiEdit" | "Read" => text("file_path"),
+        "NotebookEdit" | "NotebookRead" => text("notebook_path"),
+        "WebFetch" => text("url"),
+        "WebSearch" => text("query"),
+        "Glob" | "Grep" => {
+            let pattern = text("pattern")?;
+            return Some(match text("path") {
+                Some(path) => Cow::Owned(format!("{pattern} in {path}")),
+                None => Cow::Borrowed(pattern),
+            });
+        }
+        "Agent" | "Task" => {
+            let kind = text("subagent_type").unwrap_or("agent");
+            return Some(Cow::Owned(match text("description") {
+                Some(d) => format!("{kind}: {d}"),
+                None => kind.to_string(),
+            }));
+        }
+        _ => text("file_path")
+            .or_else(|| text("path"))
+            .or_else(|| text("url")),
+    };
+    found.map(Cow::Borrowed).or_else(|| compact(input))
+}
+
+fn compact(input: &Value) -> Option<Cow<'static, str>> {
+    match input {
+        Value::Null => None,
+        Value::Object(m) if m.is_empty() => None,
+        other => serde_json::to_string(other).ok().map(Cow::Owned),
+    }
+}
+
+/// `apply_patch a.rs, b.rs`: the files an `apply_patch` body adds, updates, deletes or
+/// moves.
+#[must_use]
+pub(crate) fn patch_targets(patch: &str) -> String {
+    let markers = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    let targets: Vec<&str> = patch
+        .lines()
+        .filter_map(|l| markers.iter().find_map(|m| l.strip_prefix(m)))
+        .map(str::trim)
+        .collect();
+    if targets.is_empty() {
+        "apply_patch".to_string()
+    } else {
+        format!("apply_patch {}", targets.join(", "))
+    }
+}
+
+/// SHA-256 of the input: of the command for shell tools (so a hook row, a transcript row
+/// and a rollout row of the same call agree), else of the input's JSON.
+#[must_use]
+pub(crate) fn input_sha256(tool: &str, input: &Value) -> Option<String> {
+    if is_shell_tool(tool) {
+        return command(input).map(|c| sha256_hex(c.as_bytes()));
+    }
+    if input.is_null() {
+        return None;
+    }
+    serde_json::to_string(input)
+        .ok()
+        .map(|s| sha256_hex(s.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shell_commands_from_strings_and_argv() {
+        let v = json!({"command": "ls -la", "description": "list"});
+        assert_eq!(summary("Bash", &v).unwrap(), "ls -la");
+        let v = json!({"command": ["bash", "-lc", "echo hi && ls"]});
+        assert_eq!(summary("Bash", &v).unwrap(), "echo hi && ls");
+        let v = json!({"command": ["ls", "-la"]});
+        assert_eq!(summary("Bash", &v).unwrap(), "ls -la");
+        let v = json!({"cmd": "git status"});
+        assert_eq!(summary("Bash", &v).unwrap(), "git status");
+    }
+
+    #[test]
+    fn other_tools_are_summarised_without_contents() {
+        let v = json!({"file_path": "/a/b.rs", "content": "SECRET BODY"});
+        assert_eq!(summary("Write", &v).unwrap(), "/a/b.rs");
+        let v = json!({"url": "https://x.dev/a", "prompt": "p"});
+        assert_eq!(summary("WebFetch", &v).unwrap(), "https://x.dev/a");
+        let v = json!({"pattern": "fn main", "path": "src"});
+        assert_eq!(summary("Grep", &v).unwrap(), "fn main in src");
+        let v = json!({"repo": "a/b", "title": "t"});
+        assert_eq!(
+            summary("mcp__github__create_issue", &v).unwrap(),
+            r#"{"repo":"a/b","title":"t"}"#
+        );
+        let patch = "*** Begin Patch\n*** Add File: m.txt\n+secret\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** End Patch\n";
+        let v = json!({"command": patch});
+        assert_eq!(
+            summary("apply_patch", &v).unwrap(),
+            "apply_patch m.txt, src/a.rs"
+        );
+    }
+
+    #[test]
+    fn shell_hash_is_the_commands_sha256() {
+        // FIPS 180-2 test vector for "abc".
+        assert_eq!(
+            input_sha256("Bash", &json!({"command": "abc"})).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn shell_hash_ignores_the_description() {
+        let a = json!({"command": "ls", "description": "one"});
+        let b = json!({"command": "ls"});
+        assert_eq!(input_sha256("Bash", &a), input_sha256("Bash", &b));
+        assert_ne!(input_sha256("Read", &a), input_sha256("Read", &b));
+    }
+}

@@ -1,4 +1,0 @@
-//! Integration tests: `record`.
-
-#[allow(unused_imports)]
-use crate::common;

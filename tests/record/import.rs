@@ -1,0 +1,330 @@
+//! `callus record import` of every history format, and `callus record stats`.
+
+use super::{count, db, fixture, import, payload, record, row};
+use crate::common::{Env, json, stderr, stdout};
+
+#[test]
+fn claude_transcript_import_pairs_uses_and_results() {
+    let env = Env::new();
+    let s = import(&env, &[fixture("claude-transcript.jsonl")]);
+    assert_eq!(s["calls"], 6);
+    assert_eq!(s["new_calls"], 6);
+    assert_eq!(s["failures"], 1);
+    assert_eq!(
+        s["denied"], 2,
+        "the two hook refusals are denied, not failures"
+    );
+    assert_eq!(s["skipped_lines"], 0);
+    assert_eq!(s["sessions"], 1);
+    let deny = row(&env, "toolu_e2e_001");
+    assert_eq!(
+        (deny.status.as_str(), deny.source.as_str()),
+        ("denied", "claude-transcript")
+    );
+    let fail = row(&env, "toolu_e2e_005");
+    assert_eq!((fail.status.as_str(), fail.exit_code), ("failure", Some(2)));
+    assert_eq!(fail.duration_ms, Some(85), "timestamps from the transcript");
+    assert_eq!(
+        fail.signature.as_deref(),
+        Some("exit code 2 ls: cannot access 'S': no such file or directory")
+    );
+    assert_eq!(row(&env, "toolu_e2e_003").status, "success");
+    let prompts = count(
+        &env,
+        "SELECT prompts FROM sessions WHERE id = 'ea7f5b04-cf4f-481a-a783-2a7cf8ed84dc'",
+    );
+    assert_eq!(prompts, 1);
+}
+
+#[test]
+fn subagent_transcripts_carry_the_agent_and_refusals() {
+    let env = Env::new();
+    let s = import(&env, &[fixture("agent-a7f3c2.jsonl")]);
+    assert_eq!(s["calls"], 3);
+    let pytest = row(&env, "toolu_agent_01");
+    assert_eq!(pytest.status, "failure");
+    assert_eq!(
+        pytest.shape.as_deref(),
+        Some("pytest"),
+        "not the cd segment"
+    );
+    assert_eq!(pytest.agent_id.as_deref(), Some("a7f3c2"));
+    assert_eq!(pytest.duration_ms, Some(6500));
+    let read = row(&env, "toolu_agent_02");
+    assert_eq!(
+        (read.status.as_str(), read.tool.as_str()),
+        ("success", "Read")
+    );
+    assert_eq!(
+        read.command.as_deref(),
+        Some("/home/dev/app/tests/test_api.py")
+    );
+    assert_eq!(row(&env, "toolu_agent_03").status, "denied");
+}
+
+#[test]
+fn codex_rollouts_of_every_generation() {
+    let env = Env::new();
+    let s = import(
+        &env,
+        &[
+            fixture("codex-rollout.jsonl"),
+            fixture("rollout-2025-09-01T10-00-00-0199a000-0000-7000-8000-000000000040.jsonl"),
+            fixture("rollout-2026-03-01T09-00-00-019c0000-0000-7000-8000-000000000111.jsonl"),
+        ],
+    );
+    assert_eq!(s["files"], 3);
+    assert_eq!(s["sessions"], 3);
+    assert_eq!(s["skipped_lines"], 0);
+    // 0.169: CommandExecution records; hook-denied calls have only the blocked output.
+    assert_eq!(row(&env, "call_e2e_005").exit_code, Some(2));
+    assert_eq!(row(&env, "call_e2e_001").status, "denied");
+    assert_eq!(row(&env, "call_e2e_000").exit_code, Some(0));
+    // 0.41: JSON envelopes.
+    let ok = row(&env, "call_040_ok");
+    assert_eq!((ok.status.as_str(), ok.exit_code), ("success", Some(0)));
+    assert_eq!(ok.command.as_deref(), Some("cargo test"));
+    assert_eq!(ok.shape.as_deref(), Some("cargo test"));
+    let fail = row(&env, "call_040_fail");
+    assert_eq!((fail.status.as_str(), fail.exit_code), ("failure", Some(2)));
+    assert_eq!(fail.shape.as_deref(), Some("psql"));
+    assert_eq!(fail.duration_ms, Some(400));
+    assert_eq!(row(&env, "call_040_rejected").status, "denied");
+    assert_eq!(row(&env, "call_040_aborted").status, "interrupted");
+    // 0.113: exit codes in the text; a long process settles through its poll.
+    let build = row(&env, "call_111_build");
+    assert_eq!(
+        (build.status.as_str(), build.exit_code),
+        ("failure", Some(1))
+    );
+    assert_eq!(
+        build.signature.as_deref(),
+        Some("exit code 1 sh: #: tsc: not found")
+    );
+    let long = row(&env, "call_111_long");
+    assert_eq!((long.status.as_str(), long.exit_code), ("success", Some(0)));
+    let patch = row(&env, "call_111_patch");
+    assert_eq!(patch.tool, "apply_patch");
+    assert_eq!(patch.command.as_deref(), Some("apply_patch src/index.ts"));
+    assert_eq!(patch.status, "success");
+    assert_eq!(
+        count(
+            &env,
+            "SELECT count(*) FROM tool_calls WHERE tool_use_id = 'call_111_poll'"
+        ),
+        0
+    );
+}
+
+#[test]
+fn trace_import_reports_corrupt_lines_and_reimport_adds_nothing() {
+    let env = Env::new();
+    let trace = env.home_path().join("traces/trace.jsonl");
+    std::fs::create_dir_all(trace.parent().unwrap()).unwrap();
+    std::fs::copy(fixture("trace.jsonl"), &trace).unwrap();
+    let files = [
+        trace.clone(),
+        fixture("claude-transcript.jsonl"),
+        fixture("codex-rollout.jsonl"),
+    ];
+    let first = import(&env, &files);
+    assert_eq!(first["skipped_lines"], 1);
+    let corrupt = first["corrupt_lines"][0].as_str().unwrap();
+    assert!(corrupt.ends_with("trace.jsonl:4"), "{corrupt}");
+    assert_eq!(first["new_calls"], 6 + 6 + 6);
+    assert_eq!(
+        row(&env, first_trace_id(&env, "git push --force").as_str()).status,
+        "denied"
+    );
+    let total = count(&env, "SELECT count(*) FROM tool_calls");
+
+    // Unchanged files are skipped outright…
+    let again = import(&env, &files);
+    assert_eq!(again["unchanged_files"], 3);
+    assert_eq!(again["new_calls"], 0);
+    // …and changed ones are read again without adding a row.
+    let now = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    for f in &files[..1] {
+        std::fs::File::options()
+            .append(true)
+            .open(f)
+            .unwrap()
+            .set_modified(now)
+            .unwrap();
+    }
+    let reread = import(&env, &files);
+    assert_eq!(reread["files"], 1);
+    assert_eq!(reread["calls"], 6);
+    assert_eq!(reread["new_calls"], 0);
+    assert_eq!(count(&env, "SELECT count(*) FROM tool_calls"), total);
+
+    // The text summary names the corrupt line too (on a fresh store).
+    let env2 = Env::new();
+    let out = env2.run(&["record", "import", trace.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("trace.jsonl:4"), "{}", stdout(&out));
+}
+
+fn first_trace_id(env: &Env, command: &str) -> String {
+    db(env)
+        .query_row(
+            "SELECT tool_use_id FROM tool_calls WHERE command = ?1",
+            [command],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn trace_rows_group_by_shape_and_signature() {
+    let env = Env::new();
+    import(&env, &[fixture("trace.jsonl")]);
+    let psql: Vec<(String, String, Option<String>)> = {
+        let conn = db(&env);
+        let mut stmt = conn
+            .prepare(
+                "SELECT status, shape, signature FROM tool_calls
+                 WHERE command LIKE '%psql%' ORDER BY started_ms",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(psql.len(), 3);
+    assert!(psql.iter().all(|(_, shape, _)| shape == "psql"), "{psql:?}");
+    assert_eq!(psql[0].2, psql[1].2, "kai and bob share one signature");
+    assert_eq!(
+        psql[0].2.as_deref(),
+        Some("fatal: database 'S' does not exist")
+    );
+    let npm = row(&env, &first_trace_id(&env, "npm test"));
+    assert_eq!((npm.status.as_str(), npm.exit_code), ("failure", Some(1)));
+    // The PGPASSWORD value is redacted in the stored command.
+    let stored: String = db(&env)
+        .query_row(
+            "SELECT command FROM tool_calls WHERE command LIKE 'PGPASSWORD%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, "PGPASSWORD=*** psql -h db -U kai");
+}
+
+#[test]
+fn live_rows_and_transcript_rows_merge_by_tool_use_id() {
+    let env = Env::new();
+    for f in [
+        "claude-pretooluse.json",
+        "claude-posttooluse-success.json",
+        "claude-posttoolusefailure.json",
+    ] {
+        record(&env, &payload(f));
+    }
+    let s = import(&env, &[fixture("claude-transcript.jsonl")]);
+    assert_eq!(s["calls"], 6);
+    assert_eq!(s["new_calls"], 4, "two calls were already recorded live");
+    assert_eq!(count(&env, "SELECT count(*) FROM tool_calls"), 6);
+    let live = row(&env, "toolu_e2e_000");
+    assert_eq!((live.source.as_str(), live.duration_ms), ("hook", Some(36)));
+    assert_eq!(count(&env, "SELECT count(*) FROM sessions"), 1);
+}
+
+#[test]
+fn directories_are_walked_and_unknown_files_reported() {
+    let env = Env::new();
+    let dir = env.home_path().join("history");
+    std::fs::create_dir_all(dir.join("projects/-home-dev-app")).unwrap();
+    std::fs::copy(
+        fixture("claude-transcript.jsonl"),
+        dir.join("projects/-home-dev-app/ea7f5b04.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture("codex-rollout.jsonl"),
+        dir.join("rollout-2026-11-29T21-19-16-01a2292d-2dbd-7210-9173-3d6fbc403574.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.jsonl"), "{\"hello\": 1}\n").unwrap();
+    std::fs::write(dir.join("readme.txt"), "not jsonl").unwrap();
+    let s = import(&env, &[dir]);
+    assert_eq!(s["files"], 2);
+    assert_eq!(s["unrecognised_files"].as_array().unwrap().len(), 1);
+    assert_eq!(s["calls"], 12);
+    let missing = env.run(&["record", "import", "/no/such/dir"], b"");
+    assert_eq!(missing.status.code(), Some(3));
+}
+
+#[test]
+fn forced_format() {
+    let env = Env::new();
+    let odd = env.home_path().join("odd.log");
+    std::fs::write(
+        &odd,
+        "{\"tool_name\":\"Bash\",\"command\":\"ls\"}\n{\"tool_name\":\"Bash\",\"command\":\"false\",\"error\":\"Exit code 1\"}\n",
+    )
+    .unwrap();
+    let out = env.run(
+        &[
+            "record",
+            "import",
+            "--format",
+            "trace",
+            "--json",
+            odd.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = json(&out);
+    assert_eq!(
+        (s["calls"].as_i64(), s["failures"].as_i64()),
+        (Some(2), Some(1))
+    );
+}
+
+// ---------------------------------------------------------------- stats
+
+#[test]
+fn stats_after_an_import() {
+    let env = Env::new();
+    let empty = env.run(&["record", "stats", "--json"], b"");
+    assert_eq!(empty.status.code(), Some(0));
+    assert_eq!(json(&empty)["calls"], 0);
+
+    import(
+        &env,
+        &[fixture("trace.jsonl"), fixture("claude-transcript.jsonl")],
+    );
+    let out = env.run(&["record", "stats", "--json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = json(&out);
+    assert_eq!(s["calls"], 12);
+    assert_eq!(s["failures"], 4);
+    assert_eq!(s["denied"], 3);
+    // 4 failures over 9 attempts (success + failure); refusals are not attempts.
+    let rate = s["failure_rate"].as_f64().unwrap();
+    assert!((rate - 4.0 / 9.0).abs() < 1e-9, "{rate}");
+    let bash = s["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tool"] == "Bash")
+        .unwrap();
+    assert_eq!(bash["calls"], 11);
+    let top = &s["shapes"][0];
+    assert_eq!(
+        (top["shape"].as_str(), top["failures"].as_i64()),
+        (Some("psql"), Some(2))
+    );
+    assert_eq!(s["first"], "2026-05-01T10:00:00Z");
+
+    let later = env.run(&["record", "stats", "--since", "2026-06-01", "--json"], b"");
+    assert_eq!(json(&later)["calls"], 6, "only the November transcript");
+    let text = env.run(&["record", "stats"], b"");
+    assert!(stdout(&text).contains("psql"), "{}", stdout(&text));
+    let bad = env.run(&["record", "stats", "--since", "soon"], b"");
+    assert_eq!(bad.status.code(), Some(3));
+    assert!(stderr(&bad).contains("--since"));
+}
