@@ -124,15 +124,18 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             input: &input,
         },
     );
-    let evidence = |id: &str| {
-        rules.rules().find(|(_, r)| r.id == id).map(|(_, r)| {
-            json!({
-                "tier": r.meta.get("tier"),
-                "fail_rate": r.meta.get("fail_rate"),
-                "attempts": r.meta.get("attempt_count"),
-                "pinned": r.pinned,
+    let evidence = |f: &crate::guard::Fired| {
+        rules
+            .rules()
+            .find(|(l, r)| r.id == f.id && l.name() == f.layer_file)
+            .map(|(_, r)| {
+                json!({
+                    "tier": r.meta.get("tier"),
+                    "fail_rate": r.meta.get("fail_rate"),
+                    "attempts": r.meta.get("attempt_count"),
+                    "pinned": r.pinned,
+                })
             })
-        })
     };
     if args.json {
         let fired: Vec<_> = decision
@@ -140,7 +143,7 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             .iter()
             .map(|f| {
                 let mut v = serde_json::to_value(f).unwrap_or_default();
-                v["evidence"] = evidence(&f.id).unwrap_or_default();
+                v["evidence"] = evidence(f).unwrap_or_default();
                 v
             })
             .collect();
@@ -152,6 +155,7 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             "winner": decision.winner,
             "fired": fired,
             "agent_text": agent_text(&decision),
+            "acs": crate::guard::acs::for_decision(&decision),
             "errors": decision.errors,
         }));
         return Ok(Exit::Ok);
@@ -171,12 +175,18 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
         if let Some(s) = &f.segment {
             println!("          segment: {s}");
         }
-        if let Some(ev) = evidence(&f.id)
-            && !ev["tier"].is_null()
-        {
+        if let Some(ev) = evidence(f) {
+            let show = |v: &serde_json::Value| match v {
+                serde_json::Value::Null => "-".to_string(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
             println!(
-                "          evidence: tier {} , rate {}, attempts {}",
-                ev["tier"], ev["fail_rate"], ev["attempts"]
+                "          evidence: tier {}, fail rate {}, attempts {}{}",
+                show(&ev["tier"]),
+                show(&ev["fail_rate"]),
+                show(&ev["attempts"]),
+                if ev["pinned"] == true { ", pinned" } else { "" }
             );
         }
     }
