@@ -12,7 +12,7 @@ use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
 use crate::rules::RuleSet;
-use crate::rules::check::{FileReport, check_text};
+use crate::rules::check::{FileReport, check_layer_text, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON};
 use crate::{Error, Exit, Result};
 
@@ -27,12 +27,16 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
             .map(|p| (p.display().to_string(), Some(p.clone())))
             .collect()
     };
+    let user_file = std::fs::canonicalize(home.rules_path()).ok();
     let reports: Vec<FileReport> = targets
         .iter()
         .map(|(name, path)| match path {
             None => check_text(name, STARTER_JSON),
             Some(p) => match std::fs::read_to_string(p) {
-                Ok(text) => check_text(name, &text),
+                Ok(text) => {
+                    let is_user = user_file.is_some() && std::fs::canonicalize(p).ok() == user_file;
+                    check_layer_text(name, &text, is_user)
+                }
                 Err(e) => FileReport {
                     name: name.clone(),
                     ok: false,

@@ -303,8 +303,11 @@ fn base_record(ctx: &Context, event: Option<&HookEvent>) -> AuditRecord {
 }
 
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
-    let conn = crate::store::open(&home.db_path())?;
-    super::audit::append(&conn, record).map(drop)
+    let path = home.db_path();
+    let conn = crate::store::open(&path)?;
+    super::audit::append(&conn, record)?;
+    crate::store::trim_wal(&conn, &path);
+    Ok(())
 }
 
 /// Record an internal error in the audit chain; fall back to `errors.log`.

@@ -35,6 +35,13 @@ pub struct FileReport {
 /// Check a ruleset given as text.
 #[must_use]
 pub fn check_text(name: &str, text: &str) -> FileReport {
+    check_layer_text(name, text, false)
+}
+
+/// Check a ruleset given as text; `user_layer` says it is `$CALLUS_HOME/rules.json`, the one
+/// file whose `disable` list is honoured.
+#[must_use]
+pub fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
     let mut report = FileReport {
         name: name.to_string(),
         ok: false,
@@ -50,20 +57,22 @@ pub fn check_text(name: &str, text: &str) -> FileReport {
         return report;
     }
     match parse_document(name, text) {
-        Ok(doc) => check_document(&doc, &mut report),
+        Ok(doc) => check_document(&doc, user_layer, &mut report),
         Err(e) => report.errors.push(e.to_string()),
     }
     report.ok = report.errors.is_empty() && report.example_failures.is_empty();
     report
 }
 
-fn check_document(doc: &Document, report: &mut FileReport) {
+fn check_document(doc: &Document, user_layer: bool, report: &mut FileReport) {
     report.rules = doc.rules.len();
     if !doc.disable.is_empty() {
-        report.warnings.push(
-            "`disable` is honoured only in $CALLUS_HOME/rules.json, where it switches off starter rules by id"
-                .to_string(),
-        );
+        if !user_layer {
+            report.warnings.push(
+                "`disable` is honoured only in $CALLUS_HOME/rules.json, where it switches off starter rules by id"
+                    .to_string(),
+            );
+        }
         let starter = super::layers::RuleSet::starter().ok();
         for id in &doc.disable {
             let known = starter

@@ -26,7 +26,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use layers::{Layer, LayerKind, RuleSet};
-pub use parse::{Document, RULE_KEYS, TOP_LEVEL_KEYS, document_from_value, parse_document};
+pub use parse::{
+    Document, RULE_KEYS, TOP_LEVEL_KEYS, document_from_value, parse_document, rule_texts,
+};
 pub use pattern::Pattern;
 
 /// The graded outcome of a rule, weakest first (the order is the precedence).
@@ -122,8 +124,6 @@ pub struct Rule {
     pub meta: Map<String, Value>,
     /// Executable examples.
     pub examples: Option<Examples>,
-    /// The rule's JSON exactly as written (for round-trips and display; parse it when needed).
-    pub raw: Box<serde_json::value::RawValue>,
 }
 
 impl Rule {

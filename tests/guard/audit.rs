@@ -62,6 +62,11 @@ fn eight_concurrent_hooks_append_one_intact_chain_and_any_tampering_is_found() {
         (code, v["ok"].as_bool(), v["records"].as_i64()),
         (Some(0), Some(true), Some(800))
     );
+    // One-shot processes must not leave an ever-growing WAL behind (each new process would
+    // re-read all of it): the last one to close checkpoints it away.
+    let wal = env.home_path().join("callus.db-wal");
+    let wal_len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+    assert!(wal_len < 512 * 1024, "WAL left at {wal_len} bytes");
 
     // Tamper with every field of record 400 in turn, straight in SQLite: verify must fail
     // exactly there, and pass again once the original is back.

@@ -281,6 +281,7 @@ fn check_without_files_checks_every_active_layer() {
         ]
     );
     // The project's disable list is flagged: it is honoured only in the user file.
+    assert_eq!(v["files"][1]["warnings"], json!([]));
     assert!(
         v["files"][2]["warnings"][0]
             .as_str()
