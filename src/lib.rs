@@ -1,7 +1,7 @@
 //! callus turns the tool failures coding agents keep repeating into reviewed guardrails.
 //!
 //! The pipeline, one module per stage: [`record`] stores every tool call and its outcome;
-//! [`derive`] clusters recurring failures into candidate rules with their evidence; [`rules`]
+//! [`derive`](mod@derive) clusters recurring failures into candidate rules with their evidence; [`rules`]
 //! is the ruleset format and the matcher; [`guard`] decides each call before it runs and
 //! keeps the audit chain; [`prune`] and [`report`] measure whether rules help; [`scope`]
 //! checks a run wrote only what it declared; [`install`] wires the hooks in. [`store`] and
