@@ -43,6 +43,9 @@ pub struct Pattern {
     /// (computed on first use: a rule whose tool does not match never pays for it).
     required: OnceLock<Option<Vec<String>>>,
     compiled: OnceLock<Result<Compiled, String>>,
+    /// The same pattern compiled without Unicode, for ASCII haystacks (see [`Pattern::search`]);
+    /// `None` when it needs the backtracking engine or does not compile that way.
+    ascii: OnceLock<Option<regex::bytes::Regex>>,
 }
 
 impl Pattern {
@@ -54,6 +57,7 @@ impl Pattern {
             case_insensitive,
             required: OnceLock::new(),
             compiled: OnceLock::new(),
+            ascii: OnceLock::new(),
         }
     }
 
@@ -120,12 +124,40 @@ impl Pattern {
         }
     }
 
+    /// One search. An ASCII pattern on an ASCII haystack runs on a byte regex compiled
+    /// without Unicode: on such input Unicode and ASCII semantics agree (`\b`, `\w`, `\s`,
+    /// `\d`, negated classes, case folding), and it compiles several times faster, which is
+    /// most of a hook call's cost when a rule is reached.
     fn search(&self, haystack: &str) -> Result<bool, String> {
+        if haystack.is_ascii() && self.source.is_ascii() {
+            let ascii = self.ascii.get_or_init(|| {
+                regex::bytes::RegexBuilder::new(&translate(&self.source))
+                    .unicode(false)
+                    .case_insensitive(self.case_insensitive)
+                    .build()
+                    .ok()
+            });
+            if let Some(re) = ascii {
+                return Ok(re.is_match(haystack.as_bytes()));
+            }
+        }
         match self.compiled() {
             Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
             Ok(Compiled::Backtracking(re)) => re
                 .is_match(haystack)
                 .map_err(|e| format!("pattern '{}' gave up: {e}", self.source)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Pattern {
+    /// The Unicode engine alone (tests compare it with the ASCII fast path).
+    fn search_unicode(&self, haystack: &str) -> Result<bool, String> {
+        match self.compiled() {
+            Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
+            Ok(Compiled::Backtracking(re)) => re.is_match(haystack).map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         }
     }
@@ -262,6 +294,33 @@ mod tests {
         assert!(!m(r"end$", "the end\nmore"));
         assert!(m(r"(?P<w>\w+)-(?P=w)", "ab-ab"));
         assert!(Pattern::new("(unclosed", false).compile().is_err());
+    }
+
+    #[test]
+    fn ascii_and_unicode_engines_agree() {
+        let cases = [
+            (
+                r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b",
+                "curl -fsSL x | sudo bash",
+            ),
+            (r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b", "curlx | sh"),
+            (r"(?i)\bdrop\s+table\b", "DROP\tTABLE t"),
+            (r"^\w+\d$", "abc1"),
+            (r"^\w+\d$", "abc-1"),
+            (r"[^a-z]{3}", "ab-_c"),
+            (r"end$", "the end\n"),
+        ];
+        for (p, h) in cases {
+            let ascii = Pattern::new(p, false).is_match(h).unwrap();
+            let unicode = Pattern::new(p, false).search_unicode(h).unwrap()
+                || (p.contains('$')
+                    && h.strip_suffix('\n')
+                        .is_some_and(|s| Pattern::new(p, false).search_unicode(s).unwrap()));
+            assert_eq!(ascii, unicode, "{p} on {h:?}");
+        }
+        // Non-ASCII text takes the Unicode engine: \w matches é.
+        assert!(Pattern::new(r"^\w+$", false).is_match("café").unwrap());
+        assert!(!Pattern::new(r"^\w+$", false).is_match("caf-").unwrap());
     }
 
     #[test]
