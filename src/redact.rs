@@ -35,7 +35,7 @@ const RULES: &[Rule] = &[
     },
     // user:password@ in any URL scheme.
     Rule {
-        triggers: &["://"],
+        triggers: &["@"],
         pattern: r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^:@/\s]+):[^@\s/]+@",
         replace: "$head:***@",
     },
@@ -112,17 +112,42 @@ fn compiled(i: usize) -> &'static Regex {
     CELLS[i].get_or_init(|| Regex::new(RULES[i].pattern).expect("redaction patterns are valid"))
 }
 
+/// The same patterns without Unicode, for ASCII text: the patterns are ASCII, so on ASCII
+/// text both mean the same, and these compile several times faster (the hook path).
+fn compiled_ascii(i: usize) -> &'static regex::bytes::Regex {
+    static CELLS: [OnceLock<regex::bytes::Regex>; RULES.len()] =
+        [const { OnceLock::new() }; RULES.len()];
+    CELLS[i].get_or_init(|| {
+        regex::bytes::RegexBuilder::new(RULES[i].pattern)
+            .unicode(false)
+            .build()
+            .expect("redaction patterns are valid")
+    })
+}
+
 /// Replace every secret in `text` with [`MASK`].
 #[must_use]
 pub fn redact(text: &str) -> Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
+    let ascii = text.is_ascii();
     let mut out: Cow<'_, str> = Cow::Borrowed(text);
     for (i, rule) in RULES.iter().enumerate() {
         if !rule.triggers.iter().any(|t| lower.contains(t)) {
             continue;
         }
-        let re = compiled(i);
-        if let Cow::Owned(s) = re.replace_all(&out, rule.replace) {
+        let replaced = if ascii {
+            match compiled_ascii(i).replace_all(out.as_bytes(), rule.replace.as_bytes()) {
+                // ASCII in, ASCII replacement: still UTF-8.
+                Cow::Owned(bytes) => String::from_utf8(bytes).ok(),
+                Cow::Borrowed(_) => None,
+            }
+        } else {
+            match compiled(i).replace_all(&out, rule.replace) {
+                Cow::Owned(s) => Some(s),
+                Cow::Borrowed(_) => None,
+            }
+        };
+        if let Some(s) = replaced {
             out = Cow::Owned(s);
         }
     }
@@ -254,6 +279,16 @@ mod tests {
         kept("git commit -m 'fix token refresh'");
         kept("KEYBOARD_LAYOUT");
         kept("eyJ is how JWTs start");
+    }
+
+    #[test]
+    fn non_ascii_text_is_redacted_too() {
+        gone(
+            "café AWS_KEY=AKIAIOSFODNN7EXAMPLE ☕",
+            "AKIAIOSFODNN7EXAMPLE",
+        );
+        gone("psql postgresql://ü:hunter2@h/db", "hunter2");
+        kept("naïve text with no secret");
     }
 
     #[test]

@@ -173,6 +173,12 @@ fn record(session: &str, tool_use_id: &str, decision: &str, age_ms: i64) -> Audi
         command_sha256: None,
         command_preview: None,
         error: None,
+        acs: callus::guard::acs::AcsVerdict {
+            decision: "allow".into(),
+            reason: None,
+            message: None,
+            warnings: Vec::new(),
+        },
     }
 }
 

@@ -1,4 +1,138 @@
-//! Integration tests: `guard`.
+//! Integration tests of the guard, driving the real binary: the hook's output per action and
+//! host, layering, the failure policy, the audit chain, redaction, `guard check`/`test`/
+//! `audit`, and callusguard's hook fixtures replayed against its shipped rulesets.
 
-#[allow(unused_imports)]
-use crate::common;
+mod actions;
+mod audit;
+mod check;
+mod failure;
+mod fixtures;
+mod layers;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::common::Env;
+
+/// Which host a payload imitates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Host {
+    /// Claude Code: carries `prompt_id`.
+    Claude,
+    /// Codex: carries `turn_id` and no `prompt_id`.
+    Codex,
+}
+
+pub(crate) const HOSTS: [Host; 2] = [Host::Claude, Host::Codex];
+
+impl Host {
+    pub(crate) fn slug(self) -> &'static str {
+        match self {
+            Host::Claude => "claude-code",
+            Host::Codex => "codex",
+        }
+    }
+}
+
+/// A `PreToolUse` payload as the host sends it (measured shapes, DESIGN.md).
+pub(crate) fn payload(host: Host, tool: &str, input: &Value, cwd: &Path) -> Value {
+    match host {
+        Host::Claude => json!({
+            "session_id": "sess-claude",
+            "transcript_path": "/tmp/transcript.jsonl",
+            "cwd": cwd,
+            "prompt_id": "prompt-1",
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": "toolu_01",
+        }),
+        Host::Codex => json!({
+            "session_id": "sess-codex",
+            "turn_id": "turn-1",
+            "cwd": cwd,
+            "hook_event_name": "PreToolUse",
+            "model": "gpt-5-codex",
+            "permission_mode": "default",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": "call_01",
+        }),
+    }
+}
+
+/// A Bash call's payload bytes, run in the env's repo.
+pub(crate) fn bash(env: &Env, host: Host, command: &str) -> Vec<u8> {
+    payload(
+        host,
+        "Bash",
+        &json!({ "command": command }),
+        env.repo_path(),
+    )
+    .to_string()
+    .into_bytes()
+}
+
+/// `callus guard` with `stdin`.
+pub(crate) fn guard(env: &Env, stdin: &[u8]) -> Output {
+    env.run(&["guard"], stdin)
+}
+
+/// Every audit record in chain order, read straight from the store (empty if none).
+pub(crate) fn audit_records(env: &Env) -> Vec<Value> {
+    audit_rows(&env.db())
+        .into_iter()
+        .map(|(_, text)| serde_json::from_str(&text).expect("record is JSON"))
+        .collect()
+}
+
+/// `(seq, record text)` of every audit row of the store at `db`.
+pub(crate) fn audit_rows(db: &Path) -> Vec<(i64, String)> {
+    if !db.exists() {
+        return Vec::new();
+    }
+    let conn = rusqlite::Connection::open(db).expect("open store");
+    let mut stmt = conn
+        .prepare("SELECT seq, record FROM audit ORDER BY seq")
+        .expect("query audit");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("read audit")
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A test ruleset with one rule per action and controlled messages.
+pub(crate) const ACTIONS_RULES: &str = r#"{"rules": [
+  {"id": "t-nudge", "tool": "Bash", "any": ["\\bnudgeme\\b"], "message": "Use scripts/wrapper.sh instead."},
+  {"id": "t-nudge-same", "tool": "Bash", "any": ["\\bnudgeme\\b"], "message": "Use scripts/wrapper.sh instead."},
+  {"id": "t-nudge-2", "tool": "Bash", "any": ["\\bnudgeme\\s+twice\\b"], "severity": 5, "message": "Pass --twice explicitly."},
+  {"id": "t-deny", "tool": "Bash", "any": ["\\bdenyme\\b"], "action": "deny", "severity": 10, "message": "Run it through scripts/safe.sh."},
+  {"id": "t-block", "tool": "Bash", "any": ["\\bblockme\\b"], "action": "block", "message": "Never run this; query the read replica."},
+  {"id": "t-monitor", "tool": "Bash", "any": ["\\bwatchme\\b"], "action": "monitor"}
+]}"#;
+
+/// The exact nudge stdout for `context`.
+pub(crate) fn nudge_json(context: &str) -> String {
+    json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": context}})
+        .to_string()
+}
+
+/// The exact deny stdout for `reason`.
+pub(crate) fn deny_json(reason: &str) -> String {
+    json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }})
+    .to_string()
+}
+
+/// Path of a shipped callusguard ruleset copy under tests/fixtures/rulesets.
+pub(crate) fn fixture_ruleset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rulesets")
+        .join(name)
+}

@@ -11,6 +11,7 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
+use super::acs::AcsVerdict;
 use crate::rules::layers::sha256_hex;
 use crate::{Error, Result};
 
@@ -64,8 +65,10 @@ pub struct AuditRecord {
     pub command_sha256: Option<String>,
     /// Redacted, truncated command.
     pub command_preview: Option<String>,
-    /// The internal error, for `kind = "error"`.
+    /// The internal error, for `kind = "error"` (or a decision reached despite one).
     pub error: Option<String>,
+    /// The outcome as an ACS / agent-hooks verdict (see [`super::acs`]).
+    pub acs: AcsVerdict,
 }
 
 impl AuditRecord {
@@ -93,8 +96,9 @@ pub struct Stored {
 /// Append `record`; returns its sequence number and hash.
 pub fn append(conn: &Connection, record: &AuditRecord) -> Result<(i64, String)> {
     let canonical = record.canonical();
-    let ts_ms = chrono::DateTime::parse_from_rfc3339(&record.ts)
-        .map_or_else(|_| crate::store::now_ms(), |t| t.timestamp_millis());
+    let ts_ms = ts_millis(&record.ts).ok_or_else(|| {
+        Error::Invalid(format!("audit record time '{}' is not RFC 3339", record.ts))
+    })?;
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
         .map_err(|e| Error::sql("begin audit append", e))?;
     let head: Option<(i64, String)> = tx
@@ -129,6 +133,12 @@ pub fn append(conn: &Connection, record: &AuditRecord) -> Result<(i64, String)> 
     Ok((seq, hash))
 }
 
+fn ts_millis(ts: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(ts)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
 /// `sha256(prev || canonical)` as lowercase hex.
 #[must_use]
 pub fn chain_hash(prev: &str, canonical: &str) -> String {
@@ -153,7 +163,9 @@ pub struct Verification {
 /// carry that hash.
 pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verification> {
     let mut stmt = conn
-        .prepare("SELECT seq, tool_use_id, session_id, record, prev, hash FROM audit ORDER BY seq")
+        .prepare(
+            "SELECT seq, tool_use_id, session_id, record, prev, hash, ts_ms FROM audit ORDER BY seq",
+        )
         .map_err(|e| Error::sql("read audit chain", e))?;
     let mut rows = stmt
         .query([])
@@ -176,6 +188,7 @@ pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verificati
         let text: String = row.get(3).map_err(|e| Error::sql("read audit row", e))?;
         let prev: String = row.get(4).map_err(|e| Error::sql("read audit row", e))?;
         let hash: String = row.get(5).map_err(|e| Error::sql("read audit row", e))?;
+        let ts_ms: i64 = row.get(6).map_err(|e| Error::sql("read audit row", e))?;
         records += 1;
         let problem = if seq != expected_seq {
             Some(format!("sequence jumps from {} to {seq}", expected_seq - 1))
@@ -189,6 +202,9 @@ pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verificati
                 Ok(r) if r.canonical() != text => Some("record is not canonical".to_string()),
                 Ok(r) if r.tool_use_id != tool_use_id || r.session_id != session_id => {
                     Some("join columns differ from the record".to_string())
+                }
+                Ok(r) if ts_millis(&r.ts) != Some(ts_ms) => {
+                    Some("time column differs from the record".to_string())
                 }
                 Ok(_) => None,
             }
@@ -303,6 +319,7 @@ mod tests {
             command_sha256: None,
             command_preview: None,
             error: None,
+            acs: crate::guard::acs::for_error("x", false),
         }
     }
 
@@ -324,5 +341,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(verify(&conn, None).unwrap().broken.unwrap().0, 2);
+    }
+
+    #[test]
+    fn every_stored_column_is_covered() {
+        for sql in [
+            "UPDATE audit SET ts_ms = ts_ms + 1 WHERE seq = 3",
+            "UPDATE audit SET tool_use_id = 'other' WHERE seq = 3",
+            "UPDATE audit SET session_id = NULL WHERE seq = 3",
+            "UPDATE audit SET prev = 'GENESIS' WHERE seq = 3",
+            "UPDATE audit SET hash = 'x' WHERE seq = 3",
+            "UPDATE audit SET seq = 30 WHERE seq = 3",
+        ] {
+            let conn = crate::store::open_in_memory().unwrap();
+            for i in 0..4 {
+                append(&conn, &rec(i)).unwrap();
+            }
+            conn.execute(sql, []).unwrap();
+            let broken = verify(&conn, None).unwrap().broken;
+            assert!(broken.is_some(), "{sql} went unnoticed");
+            // A changed hash is noticed at its own record or, via prev, at the next one.
+            assert!(matches!(broken.unwrap().0, 3 | 4 | 30), "{sql}");
+        }
     }
 }

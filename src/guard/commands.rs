@@ -12,7 +12,7 @@ use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
 use crate::rules::RuleSet;
-use crate::rules::check::{FileReport, check_text};
+use crate::rules::check::{FileReport, check_layer_text, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON};
 use crate::{Error, Exit, Result};
 
@@ -27,12 +27,16 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
             .map(|p| (p.display().to_string(), Some(p.clone())))
             .collect()
     };
+    let user_file = std::fs::canonicalize(home.rules_path()).ok();
     let reports: Vec<FileReport> = targets
         .iter()
         .map(|(name, path)| match path {
             None => check_text(name, STARTER_JSON),
             Some(p) => match std::fs::read_to_string(p) {
-                Ok(text) => check_text(name, &text),
+                Ok(text) => {
+                    let is_user = user_file.is_some() && std::fs::canonicalize(p).ok() == user_file;
+                    check_layer_text(name, &text, is_user)
+                }
                 Err(e) => FileReport {
                     name: name.clone(),
                     ok: false,
@@ -124,15 +128,18 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             input: &input,
         },
     );
-    let evidence = |id: &str| {
-        rules.rules().find(|(_, r)| r.id == id).map(|(_, r)| {
-            json!({
-                "tier": r.meta.get("tier"),
-                "fail_rate": r.meta.get("fail_rate"),
-                "attempts": r.meta.get("attempt_count"),
-                "pinned": r.pinned,
+    let evidence = |f: &crate::guard::Fired| {
+        rules
+            .rules()
+            .find(|(l, r)| r.id == f.id && l.name() == f.layer_file)
+            .map(|(_, r)| {
+                json!({
+                    "tier": r.meta.get("tier"),
+                    "fail_rate": r.meta.get("fail_rate"),
+                    "attempts": r.meta.get("attempt_count"),
+                    "pinned": r.pinned,
+                })
             })
-        })
     };
     if args.json {
         let fired: Vec<_> = decision
@@ -140,7 +147,7 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             .iter()
             .map(|f| {
                 let mut v = serde_json::to_value(f).unwrap_or_default();
-                v["evidence"] = evidence(&f.id).unwrap_or_default();
+                v["evidence"] = evidence(f).unwrap_or_default();
                 v
             })
             .collect();
@@ -152,6 +159,7 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
             "winner": decision.winner,
             "fired": fired,
             "agent_text": agent_text(&decision),
+            "acs": crate::guard::acs::for_decision(&decision),
             "errors": decision.errors,
         }));
         return Ok(Exit::Ok);
@@ -171,12 +179,18 @@ pub fn test(args: &TestArgs) -> Result<Exit> {
         if let Some(s) = &f.segment {
             println!("          segment: {s}");
         }
-        if let Some(ev) = evidence(&f.id)
-            && !ev["tier"].is_null()
-        {
+        if let Some(ev) = evidence(f) {
+            let show = |v: &serde_json::Value| match v {
+                serde_json::Value::Null => "-".to_string(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
             println!(
-                "          evidence: tier {} , rate {}, attempts {}",
-                ev["tier"], ev["fail_rate"], ev["attempts"]
+                "          evidence: tier {}, fail rate {}, attempts {}{}",
+                show(&ev["tier"]),
+                show(&ev["fail_rate"]),
+                show(&ev["attempts"]),
+                if ev["pinned"] == true { ", pinned" } else { "" }
             );
         }
     }

@@ -4,139 +4,197 @@
 //! the cap, malformed JSON, a non-object payload, a ruleset that does not load, a pattern
 //! that cannot run, a store that cannot be written, a panic — is an internal error. With the
 //! default policy (fail open) the call proceeds, a one-line `callus:` note goes to stderr and
-//! an `error` record to the audit chain (or `errors.log` when the store itself failed). With
-//! `CALLUS_FAIL=closed` (or `fail = "closed"` in `$CALLUS_HOME/config`) every internal error
-//! blocks the call with the reason. The process only ever exits 0 or 2: panics are caught,
-//! because any other code lets the call through in the host without a word.
+//! an `error` record to the audit chain (or to `errors.log` when the store itself failed).
+//! With `CALLUS_FAIL=closed` (or `fail = "closed"` in `$CALLUS_HOME/config`) every internal
+//! error blocks the call with the reason. The audit record states what was enforced. The
+//! process only ever exits 0 or 2: panics are caught, because any other code lets the call
+//! through in the host without a word. `CALLUS_DRYRUN=1` decides and audits but prints
+//! nothing and always exits 0.
+//!
+//! A pattern is compiled lazily, so a bad regex is an internal error for the calls it could
+//! apply to (its tool matches and its literal prefilter passes); `guard check` reports it
+//! for every call.
 //!
 //! Nothing is opened that a call does not need: the store only when a rule fired or an error
 //! must be recorded; a halted session is a marker file, checked with one `stat`.
+//!
+//! Test seam: debug builds (never release builds, where the code is compiled out) panic on
+//! purpose when `CALLUS_TEST_PANIC=1`, so the integration tests can prove that a panic
+//! follows the policy.
 
 use std::io::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use crate::config::{FailPolicy, Home};
+use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::audit::{AuditFired, AuditRecord};
 use crate::guard::{Decision, ToolCall, Verdict, agent_text, evaluate};
 use crate::hook::{self, HookEvent, Host, Response};
 use crate::rules::RuleSet;
 use crate::rules::layers::{LayerPaths, sha256_hex};
 
+/// Settings of one hook run, read from the environment.
+struct Context {
+    home: Home,
+    policy: FailPolicy,
+    dryrun: bool,
+}
+
+impl Context {
+    fn from_env() -> Self {
+        let home = Home::from_env();
+        Context {
+            policy: home.fail_policy(),
+            dryrun: std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1"),
+            home,
+        }
+    }
+
+    fn closed(&self) -> bool {
+        self.policy == FailPolicy::Closed
+    }
+}
+
 /// What the guard concluded before any output.
 struct Outcome {
     response: Response,
-    /// Internal errors to report (stderr note + audit error record).
-    errors: Vec<String>,
+    /// The first internal error, if any (stderr note, or the fail-closed reason).
+    error: Option<String>,
+}
+
+impl Outcome {
+    fn silent() -> Self {
+        Outcome {
+            response: Response::Silent,
+            error: None,
+        }
+    }
 }
 
 /// Run the hook: stdin → decision → stdout/stderr. Returns the exit code (0 or 2).
 #[must_use]
 pub fn run() -> u8 {
-    let home = Home::from_env();
-    // A panic message on stderr from the default hook would be noise; we report it ourselves.
+    // The default hook would print the panic to stderr; we report it ourselves, once.
     std::panic::set_hook(Box::new(|_| {}));
-    let policy = home.fail_policy();
-    let dryrun = std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1");
-    let outcome =
-        std::panic::catch_unwind(|| decide_stdin(&home, dryrun)).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            Outcome {
-                response: Response::Silent,
-                errors: vec![format!("internal panic: {what}")],
-            }
-        });
-    finish(outcome, policy, dryrun)
+    let ctx = catch_unwind(Context::from_env).unwrap_or_else(|_| Context {
+        home: Home::at(".callus"),
+        policy: if std::env::var("CALLUS_FAIL").is_ok_and(|v| v.eq_ignore_ascii_case("closed")) {
+            FailPolicy::Closed
+        } else {
+            FailPolicy::Open
+        },
+        dryrun: false,
+    });
+    let outcome = catch_unwind(AssertUnwindSafe(|| decide_stdin(&ctx))).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let msg = format!("internal panic: {what}");
+        // Recording must not turn one panic into an escaped second one.
+        let _ = catch_unwind(AssertUnwindSafe(|| record_error(&ctx, None, &msg)));
+        Outcome {
+            response: Response::Silent,
+            error: Some(msg),
+        }
+    });
+    let closed = ctx.closed() && !ctx.dryrun;
+    catch_unwind(AssertUnwindSafe(|| finish(&ctx, outcome))).unwrap_or(if closed { 2 } else { 0 })
 }
 
-fn finish(outcome: Outcome, policy: FailPolicy, dryrun: bool) -> u8 {
-    let stdout = std::io::stdout();
+/// Apply the policy to an internal error, print, and return the exit code.
+fn finish(ctx: &Context, outcome: Outcome) -> u8 {
+    if ctx.dryrun {
+        return 0;
+    }
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let mut response = outcome.response;
-    if let Some(first) = outcome.errors.first() {
-        match policy {
+    if let Some(error) = &outcome.error {
+        match ctx.policy {
             FailPolicy::Open => {
-                let _ = writeln!(err, "callus: {first} (failing open; the call proceeds)");
+                let _ = writeln!(err, "callus: {error} (failing open; the call proceeds)");
             }
-            FailPolicy::Closed => {
-                response = Response::Block(format!(
-                    "BLOCKED by callus (fail-closed): {first}. Fix the problem or set CALLUS_FAIL=open."
-                ));
-            }
+            FailPolicy::Closed => response = Response::Block(fail_closed_text(error)),
         }
     }
-    if dryrun {
-        return 0;
-    }
-    hook::emit(&response, &mut stdout.lock(), &mut err)
+    hook::emit(&response, &mut std::io::stdout().lock(), &mut err)
 }
 
-fn decide_stdin(home: &Home, dryrun: bool) -> Outcome {
+fn fail_closed_text(error: &str) -> String {
+    format!(
+        "BLOCKED by callus (fail-closed): {error}. Fix the problem (see `callus guard check` and \
+         `callus guard audit tail`) or set CALLUS_FAIL=open."
+    )
+}
+
+fn decide_stdin(ctx: &Context) -> Outcome {
+    #[cfg(debug_assertions)]
+    assert!(
+        std::env::var("CALLUS_TEST_PANIC").map_or(true, |v| v != "1"),
+        "deliberate test panic (CALLUS_TEST_PANIC=1, debug builds only)"
+    );
     let event = match hook::read_stdin().and_then(|b| hook::parse(&b)) {
         Ok(e) => e,
         Err(e) => {
             let msg = e.to_string();
-            record_error(home, None, &msg);
+            record_error(ctx, None, &msg);
             return Outcome {
                 response: Response::Silent,
-                errors: vec![msg],
+                error: Some(msg),
             };
         }
     };
-    decide_event(home, &event, dryrun)
+    decide_event(ctx, &event)
 }
 
-fn decide_event(home: &Home, event: &HookEvent, dryrun: bool) -> Outcome {
+fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only PreToolUse is decided (an absent event name is treated as one, as callusguard's
     // fixtures send none); other events wired here by mistake get no opinion.
     if !event.event.is_empty() && event.event != "PreToolUse" {
-        return Outcome {
-            response: Response::Silent,
-            errors: Vec::new(),
-        };
+        return Outcome::silent();
     }
-    if let Some(reason) = halted(home, &event.session_id) {
+    if let Some(reason) = halted(&ctx.home, &event.session_id) {
         return Outcome {
             response: Response::Block(format!(
                 "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
                 event.session_id
             )),
-            errors: Vec::new(),
+            error: None,
         };
     }
-    let cwd = event.cwd.as_deref().map(PathBuf::from);
-    let paths = LayerPaths::resolve(home, cwd.as_deref());
-    let rules = match RuleSet::load(&paths) {
-        Ok(r) => r,
-        Err(e) => {
-            let msg = format!("ruleset unusable: {e}");
-            record_error(home, Some(event), &msg);
-            return Outcome {
-                response: Response::Silent,
-                errors: vec![msg],
-            };
-        }
-    };
+    // The project layer follows the call's cwd; without one, the hook's own cwd (the hosts
+    // start hooks in the project directory).
+    let cwd = event
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
+    let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
+    // A broken layer is an internal error, but the layers that loaded still decide.
+    let (rules, load_errors) = RuleSet::load_lenient(&paths);
     let call = ToolCall {
         tool: &event.tool_name,
         input: &event.tool_input,
     };
     let decision = evaluate(&rules, &call);
-    let mut errors: Vec<String> = decision
-        .errors
-        .iter()
-        .map(|e| format!("rule could not be evaluated: {e}"))
-        .collect();
-    if !decision.fired.is_empty() || !errors.is_empty() {
-        let record = decision_record(event, &rules, &decision, dryrun, errors.first().cloned());
-        if let Err(e) = append(home, &record) {
+    let mut error = load_errors
+        .first()
+        .map(|e| format!("ruleset unusable: {e}"))
+        .or_else(|| {
+            decision
+                .errors
+                .first()
+                .map(|e| format!("rule could not be evaluated: {e}"))
+        });
+    if !decision.fired.is_empty() || error.is_some() {
+        let record = decision_record(ctx, event, &rules, &decision, error.as_deref());
+        if let Err(e) = append(&ctx.home, &record) {
             let msg = format!("audit chain not written: {e}");
-            log_error(home, &msg);
-            errors.push(msg);
+            log_error(&ctx.home, &msg);
+            error.get_or_insert(msg);
         }
     }
     let response = match (decision.verdict, agent_text(&decision)) {
@@ -145,7 +203,7 @@ fn decide_event(home: &Home, event: &HookEvent, dryrun: bool) -> Outcome {
         (Verdict::Block, Some(t)) => Response::Block(t),
         _ => Response::Silent,
     };
-    Outcome { response, errors }
+    Outcome { response, error }
 }
 
 /// The reason a session was halted, if its marker file exists.
@@ -174,14 +232,19 @@ pub fn marker_name(session_id: &str) -> String {
 }
 
 fn decision_record(
+    ctx: &Context,
     event: &HookEvent,
     rules: &RuleSet,
     decision: &Decision,
-    dryrun: bool,
-    error: Option<String>,
+    error: Option<&str>,
 ) -> AuditRecord {
     let command = crate::rules::field::get(&event.tool_input, "command");
     let has_command = !command.trim().is_empty();
+    // What is enforced: an internal error under fail-closed blocks whatever the rules said.
+    let (verdict, acs) = match error {
+        Some(e) if ctx.closed() => (Verdict::Block, acs::for_error(e, true)),
+        _ => (decision.verdict, acs::for_decision(decision)),
+    };
     AuditRecord {
         kind: if decision.fired.is_empty() {
             "error"
@@ -199,18 +262,18 @@ fn decision_record(
                 action: f.action.as_str().to_string(),
             })
             .collect(),
-        decision: decision.verdict.as_str().to_string(),
+        decision: verdict.as_str().to_string(),
         winner: decision.winner.clone(),
-        dryrun,
         ruleset_hash: rules.content_hash(),
         command_sha256: has_command.then(|| sha256_hex(command.as_bytes())),
         command_preview: has_command.then(|| crate::redact::preview(&command)),
-        error,
-        ..base_record(Some(event))
+        error: error.map(|e| crate::redact::redact_capped(e, 500)),
+        acs,
+        ..base_record(ctx, Some(event))
     }
 }
 
-fn base_record(event: Option<&HookEvent>) -> AuditRecord {
+fn base_record(ctx: &Context, event: Option<&HookEvent>) -> AuditRecord {
     AuditRecord {
         ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         kind: "error".into(),
@@ -222,30 +285,45 @@ fn base_record(event: Option<&HookEvent>) -> AuditRecord {
         cwd: event.and_then(|e| e.cwd.clone()),
         tool: event.map(|e| e.tool_name.clone()).unwrap_or_default(),
         fired: Vec::new(),
-        decision: "allow".into(),
+        decision: if ctx.closed() { "block" } else { "allow" }.into(),
         winner: None,
-        dryrun: false,
+        dryrun: ctx.dryrun,
         ruleset_hash: String::new(),
         version: env!("CARGO_PKG_VERSION").into(),
         command_sha256: None,
         command_preview: None,
         error: None,
+        acs: AcsVerdict {
+            decision: "allow".into(),
+            reason: None,
+            message: None,
+            warnings: Vec::new(),
+        },
     }
 }
 
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
-    let conn = crate::store::open(&home.db_path())?;
-    super::audit::append(&conn, record).map(drop)
+    let path = home.db_path();
+    let conn = crate::store::open(&path)?;
+    super::audit::append(&conn, record)?;
+    // The record is committed; a checkpoint that fails now is the next writer's job.
+    let _ = crate::store::trim_wal(&conn, &path);
+    Ok(())
 }
 
 /// Record an internal error in the audit chain; fall back to `errors.log`.
-fn record_error(home: &Home, event: Option<&HookEvent>, msg: &str) {
+fn record_error(ctx: &Context, event: Option<&HookEvent>, msg: &str) {
+    let msg = crate::redact::redact_capped(msg, 500);
     let record = AuditRecord {
-        error: Some(crate::redact::redact_capped(msg, 500)),
-        ..base_record(event)
+        acs: acs::for_error(&msg, ctx.closed()),
+        error: Some(msg.clone()),
+        ..base_record(ctx, event)
     };
-    if let Err(e) = append(home, &record) {
-        log_error(home, &format!("{msg}; and the audit chain failed: {e}"));
+    if let Err(e) = append(&ctx.home, &record) {
+        log_error(
+            &ctx.home,
+            &format!("{msg}; and the audit chain failed: {e}"),
+        );
     }
 }
 

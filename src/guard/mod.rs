@@ -10,6 +10,7 @@
 //! The I/O around it lives in [`hook`] (the `PreToolUse` entry point), [`audit`] (the hash
 //! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
 
+pub mod acs;
 pub mod audit;
 pub mod commands;
 pub mod hook;
@@ -86,6 +87,9 @@ pub struct Decision {
     pub verdict: Verdict,
     /// The deciding rule for deny/block.
     pub winner: Option<String>,
+    /// Index of the deciding rule in `fired` (ids may repeat across layers).
+    #[serde(skip)]
+    pub winner_index: Option<usize>,
     /// Every rule that fired, in evaluation order.
     pub fired: Vec<Fired>,
     /// Nudge messages to deliver, de-duplicated, each tagged with its rule id.
@@ -99,8 +103,7 @@ impl Decision {
     /// The fired rule that won, if any.
     #[must_use]
     pub fn winning(&self) -> Option<&Fired> {
-        let id = self.winner.as_deref()?;
-        self.fired.iter().find(|f| f.id == id)
+        self.fired.get(self.winner_index?)
     }
 }
 
@@ -132,19 +135,22 @@ pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
 /// Resolve fired rules into a decision (the precedence described in the module docs).
 #[must_use]
 pub fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
-    let mut winner: Option<&Fired> = None;
-    for f in fired.iter().filter(|f| f.action != Action::Monitor) {
-        let better = winner.is_none_or(|w| {
+    let mut winner: Option<(usize, &Fired)> = None;
+    for (i, f) in fired.iter().enumerate() {
+        if f.action == Action::Monitor {
+            continue;
+        }
+        let better = winner.is_none_or(|(_, w)| {
             f.action > w.action || (f.action == w.action && f.severity > w.severity)
         });
         if better {
-            winner = Some(f);
+            winner = Some((i, f));
         }
     }
-    let (verdict, winner_id, notes) = match winner {
+    let (verdict, winner_index, notes) = match winner {
         None => (Verdict::Allow, None, Vec::new()),
-        Some(w) if w.action == Action::Block => (Verdict::Block, Some(w.id.clone()), Vec::new()),
-        Some(w) if w.action == Action::Deny => (Verdict::Deny, Some(w.id.clone()), Vec::new()),
+        Some((i, w)) if w.action == Action::Block => (Verdict::Block, Some(i), Vec::new()),
+        Some((i, w)) if w.action == Action::Deny => (Verdict::Deny, Some(i), Vec::new()),
         Some(_) => {
             let mut notes: Vec<(String, String)> = Vec::new();
             for f in fired.iter().filter(|f| f.action == Action::Nudge) {
@@ -158,7 +164,8 @@ pub fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
     };
     Decision {
         verdict,
-        winner: winner_id,
+        winner: winner_index.map(|i| fired[i].id.clone()),
+        winner_index,
         fired,
         notes,
         errors,
@@ -208,7 +215,7 @@ mod tests {
                     Layer::from_text(
                         *k,
                         Some(format!("{}.json", k.as_str()).into()),
-                        &v.to_string(),
+                        v.to_string(),
                     )
                     .unwrap()
                     .0
@@ -278,5 +285,26 @@ mod tests {
         );
         let d = decide(&rules, "y");
         assert_eq!(d.winner.as_deref(), Some("d2"));
+    }
+
+    #[test]
+    fn the_winner_is_the_rule_that_won_even_when_ids_repeat_across_layers() {
+        let rules = set(&[
+            (
+                LayerKind::User,
+                json!({"rules": [{"id": "same", "any": ["x"], "message": "user nudge"}]}),
+            ),
+            (
+                LayerKind::Project,
+                json!({"rules": [{"id": "same", "any": ["x"], "action": "deny", "message": "project deny"}]}),
+            ),
+        ]);
+        let d = decide(&rules, "x");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.winning().unwrap().layer, LayerKind::Project);
+        assert_eq!(
+            agent_text(&d).unwrap(),
+            "callus denied this call (rule same): project deny"
+        );
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::pattern::Engine;
-use super::{Action, Document, Rule, Subject, document_from_value, tier};
+use super::{Action, Document, Rule, Subject, parse_document, tier};
 
 /// The outcome of checking one ruleset.
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +35,13 @@ pub struct FileReport {
 /// Check a ruleset given as text.
 #[must_use]
 pub fn check_text(name: &str, text: &str) -> FileReport {
+    check_layer_text(name, text, false)
+}
+
+/// Check a ruleset given as text; `user_layer` says it is `$CALLUS_HOME/rules.json`, the one
+/// file whose `disable` list is honoured.
+#[must_use]
+pub fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
     let mut report = FileReport {
         name: name.to_string(),
         ok: false,
@@ -45,23 +52,39 @@ pub fn check_text(name: &str, text: &str) -> FileReport {
         example_failures: Vec::new(),
         warnings: Vec::new(),
     };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            report.errors.push(format!("does not parse — {e}"));
-            return report;
-        }
-    };
-    match document_from_value(name, &value) {
-        Ok(doc) => check_document(&doc, &mut report),
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        report.errors.push(format!("does not parse — {e}"));
+        return report;
+    }
+    match parse_document(name, text) {
+        Ok(doc) => check_document(&doc, user_layer, &mut report),
         Err(e) => report.errors.push(e.to_string()),
     }
     report.ok = report.errors.is_empty() && report.example_failures.is_empty();
     report
 }
 
-fn check_document(doc: &Document, report: &mut FileReport) {
+fn check_document(doc: &Document, user_layer: bool, report: &mut FileReport) {
     report.rules = doc.rules.len();
+    if !doc.disable.is_empty() {
+        if !user_layer {
+            report.warnings.push(
+                "`disable` is honoured only in $CALLUS_HOME/rules.json, where it switches off starter rules by id"
+                    .to_string(),
+            );
+        }
+        let starter = super::layers::RuleSet::starter().ok();
+        for id in &doc.disable {
+            let known = starter
+                .as_ref()
+                .is_some_and(|s| s.rules().any(|(_, r)| r.id == *id));
+            if !known {
+                report.warnings.push(format!(
+                    "`disable` names '{id}', which is not a starter rule"
+                ));
+            }
+        }
+    }
     for rule in &doc.rules {
         for p in rule.any.iter().chain(&rule.unless) {
             match p.compile() {
@@ -83,17 +106,50 @@ fn check_document(doc: &Document, report: &mut FileReport) {
                 ));
             }
         }
-        if let Some(t) = rule.tier() {
-            let cap = tier::ceiling_of(t);
-            if rule.action > cap {
-                let line = tier::Tier::parse(t).map_or("unrecognised tier", tier::Tier::one_liner);
-                report.errors.push(format!(
-                    "{}: action '{}' exceeds the ceiling for tier '{t}' ('{cap}') — {line}. Either gather more evidence or lower the action.",
-                    rule.id, rule.action
-                ));
-            }
-        }
+        check_tier(rule, report);
         check_examples(rule, report);
+    }
+}
+
+/// The tier ceiling (spec §4.5), on the stated `meta.tier` and on the tier the rule's own
+/// evidence numbers support; a stated tier its numbers contradict is an error too, so
+/// editing `meta.tier` cannot arm a rule beyond its evidence.
+fn check_tier(rule: &Rule, report: &mut FileReport) {
+    let stated = rule.tier();
+    let evidence = tier::from_evidence(&rule.meta);
+    if let (Some(label), Some((computed, _))) = (stated, evidence)
+        && label != computed.label()
+    {
+        report.errors.push(format!(
+            "{}: meta.tier '{label}' does not match its own evidence ({} of {} attempts → '{}')",
+            rule.id,
+            show(rule.meta.get("fail_count")),
+            show(rule.meta.get("attempt_count")),
+            computed.label()
+        ));
+    }
+    let tiers = stated
+        .map(str::to_string)
+        .into_iter()
+        .chain(evidence.map(|(t, _)| t.label().to_string()));
+    for label in tiers {
+        let cap = tier::ceiling_of(&label);
+        if rule.action > cap {
+            let line = tier::Tier::parse(&label).map_or("unrecognised tier", tier::Tier::one_liner);
+            report.errors.push(format!(
+                "{}: action '{}' exceeds the ceiling for tier '{label}' ('{cap}') — {line}. Either gather more evidence or lower the action.",
+                rule.id, rule.action
+            ));
+            break;
+        }
+    }
+}
+
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "none".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
     }
 }
 
@@ -202,6 +258,17 @@ mod tests {
         assert!(!r.ok && r.errors[0].starts_with("a: bad regex '(x'"));
         let r = check_text("t.json", "{nope");
         assert!(!r.ok && r.errors[0].starts_with("does not parse"));
+    }
+
+    #[test]
+    fn disable_lists_are_flagged() {
+        let r = check_text(
+            "t.json",
+            r#"{"disable": ["curl-pipe-shell", "no-such-rule"], "rules": []}"#,
+        );
+        assert!(r.ok);
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+        assert!(r.warnings[1].contains("'no-such-rule'"));
     }
 
     #[test]

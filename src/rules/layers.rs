@@ -8,7 +8,9 @@
 //! the user's own `disable` list, which can switch off starter rules by id (a project file
 //! cannot: a cloned repository must not be able to lift the user's protections).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
@@ -58,8 +60,9 @@ pub struct Layer {
     pub path: Option<PathBuf>,
     /// The rules, in file order (disabled starter rules already removed).
     pub rules: Vec<Rule>,
-    /// SHA-256 of the file's bytes (recorded in the audit chain).
-    pub content_hash: String,
+    /// The file's text, hashed on demand for the audit chain.
+    text: Cow<'static, str>,
+    hash: OnceLock<String>,
 }
 
 impl Layer {
@@ -81,21 +84,30 @@ impl Layer {
         }
     }
 
+    /// SHA-256 of the file's bytes (recorded in the audit chain), computed once when asked:
+    /// a call where nothing fires never hashes.
+    #[must_use]
+    pub fn content_hash(&self) -> &str {
+        self.hash.get_or_init(|| sha256_hex(self.text.as_bytes()))
+    }
+
     /// Parse a layer from its text.
     pub fn from_text(
         kind: LayerKind,
         path: Option<PathBuf>,
-        text: &str,
+        text: impl Into<Cow<'static, str>>,
     ) -> Result<(Self, Vec<String>)> {
+        let text = text.into();
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
-        let Document { rules, disable } = parse_document(&name, text)?;
+        let Document { rules, disable } = parse_document(&name, &text)?;
         let layer = Layer {
             kind,
             path,
             rules,
-            content_hash: sha256_hex(text.as_bytes()),
+            text,
+            hash: OnceLock::new(),
         };
         Ok((layer, disable))
     }
@@ -147,31 +159,55 @@ impl RuleSet {
     /// Load every active layer. A missing optional file is skipped; an unreadable or invalid
     /// one is an error (the guard's failure policy decides what that means for the call).
     pub fn load(paths: &LayerPaths) -> Result<Self> {
-        let mut layers = Vec::new();
-        let (mut starter, _) = Layer::from_text(LayerKind::Starter, None, STARTER_JSON)?;
-        let mut disabled: Vec<String> = Vec::new();
-        if let Some((user, disable)) = read_layer(LayerKind::User, &paths.user)? {
-            disabled = disable;
-            layers.push(user);
+        let (set, mut errors) = Self::load_lenient(paths);
+        match errors.drain(..).next() {
+            Some(e) => Err(e),
+            None => Ok(set),
         }
-        starter.rules.retain(|r| !disabled.contains(&r.id));
-        layers.insert(0, starter);
-        if let Some(project) = &paths.project
-            && let Some((layer, _)) = read_layer(LayerKind::Project, project)?
-        {
-            layers.push(layer);
+    }
+
+    /// Load every layer that can be loaded, and the errors of those that cannot.
+    ///
+    /// A broken layer never takes the others down with it: a cloned repository's broken
+    /// `.callus/rules.json` must not switch off the starter set or the user's rules. When the
+    /// user file is broken its `disable` list is unknown, so every starter rule stays active.
+    #[must_use]
+    pub fn load_lenient(paths: &LayerPaths) -> (Self, Vec<Error>) {
+        let mut layers = Vec::new();
+        let mut errors = Vec::new();
+        let mut disabled: Vec<String> = Vec::new();
+        match read_layer(LayerKind::User, &paths.user) {
+            Ok(Some((user, disable))) => {
+                disabled = disable;
+                layers.push(user);
+            }
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+        match Layer::from_text(LayerKind::Starter, None, STARTER_JSON) {
+            Ok((mut starter, _)) => {
+                starter.rules.retain(|r| !disabled.contains(&r.id));
+                layers.insert(0, starter);
+            }
+            Err(e) => errors.push(e),
+        }
+        let mut push = |kind: LayerKind, path: &Path, required: bool| match read_layer(kind, path) {
+            Ok(Some((layer, _))) => layers.push(layer),
+            // A file the user named explicitly must exist.
+            Ok(None) if required => {
+                errors.push(Error::io(path, std::io::ErrorKind::NotFound.into()));
+            }
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        };
+        if let Some(project) = &paths.project {
+            push(LayerKind::Project, project, false);
         }
         for path in &paths.env {
-            match read_layer(LayerKind::Env, path)? {
-                Some((layer, _)) => layers.push(layer),
-                // A file the user named explicitly must exist.
-                None => return Err(Error::io(path, std::io::ErrorKind::NotFound.into())),
-            }
+            push(LayerKind::Env, path, true);
         }
-        if let Some((layer, _)) = read_layer(LayerKind::Candidates, &paths.candidates)? {
-            layers.push(layer);
-        }
-        Ok(RuleSet { layers })
+        push(LayerKind::Candidates, &paths.candidates, false);
+        (RuleSet { layers }, errors)
     }
 
     /// Only the starter set (tests, `rules show starter`).
@@ -195,7 +231,7 @@ impl RuleSet {
         let mut h = Sha256::new();
         for l in &self.layers {
             h.update(l.kind.as_str());
-            h.update(&l.content_hash);
+            h.update(l.content_hash());
         }
         hex(&h.finalize())
     }
@@ -204,10 +240,18 @@ impl RuleSet {
 fn read_layer(kind: LayerKind, path: &Path) -> Result<Option<(Layer, Vec<String>)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A path through a non-directory (e.g. `$CALLUS_HOME` is a file) holds no file either.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
         Err(e) => return Err(Error::io(path, e)),
     };
-    Layer::from_text(kind, Some(path.to_path_buf()), &text).map(Some)
+    Layer::from_text(kind, Some(path.to_path_buf()), text).map(Some)
 }
 
 /// Lowercase hex SHA-256 of `bytes`.

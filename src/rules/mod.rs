@@ -14,7 +14,9 @@ pub mod commands;
 pub mod field;
 pub mod glob;
 pub mod layers;
+pub mod parse;
 pub mod pattern;
+pub mod prefilter;
 pub mod promote;
 pub mod tier;
 
@@ -25,8 +27,10 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::{Error, Result};
 pub use layers::{Layer, LayerKind, RuleSet};
+pub use parse::{
+    Document, RULE_KEYS, TOP_LEVEL_KEYS, document_from_value, parse_document, rule_texts,
+};
 pub use pattern::Pattern;
 
 /// The graded outcome of a rule, weakest first (the order is the precedence).
@@ -122,8 +126,6 @@ pub struct Rule {
     pub meta: Map<String, Value>,
     /// Executable examples.
     pub examples: Option<Examples>,
-    /// The rule as written (for round-trips and display).
-    pub raw: Value,
 }
 
 impl Rule {
@@ -136,14 +138,25 @@ impl Rule {
             .filter(|s| !s.is_empty())
     }
 
-    /// The strongest action the rule may take: its action, capped by its tier's ceiling when
-    /// it carries one (hand-written rules without a tier are governed by review).
+    /// The tier the rule's own evidence numbers support (see [`tier::from_evidence`]).
+    #[must_use]
+    pub fn evidence_tier(&self) -> Option<tier::Tier> {
+        tier::from_evidence(&self.meta).map(|(t, _)| t)
+    }
+
+    /// The strongest action the rule may take: its action, capped by the ceiling of its
+    /// stated `meta.tier` and of the tier its evidence numbers support, when it carries them
+    /// (hand-written rules without either are governed by review).
     #[must_use]
     pub fn capped_action(&self) -> Action {
-        match self.tier() {
-            Some(t) => self.action.min(tier::ceiling_of(t)),
-            None => self.action,
+        let mut cap = self.action;
+        if let Some(t) = self.tier() {
+            cap = cap.min(tier::ceiling_of(t));
         }
+        if let Some(t) = self.evidence_tier() {
+            cap = cap.min(t.ceiling());
+        }
+        cap
     }
 
     /// The date enforcement began: `meta.promoted`, else `meta.added` (`YYYY-MM-DD`).
@@ -153,7 +166,7 @@ impl Rule {
             self.meta
                 .get(*k)
                 .and_then(Value::as_str)
-                .and_then(|s| chrono::NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok())
+                .and_then(date_prefix)
         })
     }
 
@@ -226,6 +239,21 @@ impl Rule {
         }
         Ok(None)
     }
+}
+
+/// The `YYYY-MM-DD` date a string starts with, if it is a real date. (Hand-parsed: this
+/// runs for every dated rule on every hook call.)
+fn date_prefix(s: &str) -> Option<chrono::NaiveDate> {
+    let b = s.as_bytes().get(..10)?;
+    let digits = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    if b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    chrono::NaiveDate::from_ymd_opt(digits(0..4)? as i32, digits(5..7)?, digits(8..10)?)
 }
 
 fn first_match(
@@ -330,243 +358,12 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// Keys a ruleset document may carry at the top level.
-pub const TOP_LEVEL_KEYS: &[&str] = &[
-    "ruleset",
-    "bias",
-    "description",
-    "rules",
-    "dropped_anecdotal",
-    "disable",
-    "generated",
-    "window",
-    "caveat",
-];
-
-/// Keys a rule may carry.
-pub const RULE_KEYS: &[&str] = &[
-    "id", "tool", "field", "any", "unless", "flags", "norm", "severity", "action", "message",
-    "meta", "examples", "match", "pinned",
-];
-
-/// A parsed ruleset document.
-#[derive(Debug)]
-pub struct Document {
-    /// Its rules, in file order.
-    pub rules: Vec<Rule>,
-    /// Starter rule ids to disable (honoured only in the user layer).
-    pub disable: Vec<String>,
-}
-
-/// Parse and validate a ruleset document; `file` names it in errors.
-pub fn parse_document(file: &str, text: &str) -> Result<Document> {
-    let value: Value = serde_json::from_str(text).map_err(|e| Error::json(file, e))?;
-    document_from_value(file, &value)
-}
-
-/// Validate an already-parsed ruleset document.
-pub fn document_from_value(file: &str, value: &Value) -> Result<Document> {
-    let err = |rule: Option<&str>, field: Option<&str>, msg: String| Error::Ruleset {
-        file: file.to_string(),
-        rule: rule.map(str::to_string),
-        field: field.map(str::to_string),
-        msg,
-    };
-    let Value::Object(top) = value else {
-        return Err(err(None, None, "top level is not a JSON object".into()));
-    };
-    for key in top.keys() {
-        if !TOP_LEVEL_KEYS.contains(&key.as_str()) {
-            return Err(err(None, Some(key), "unknown top-level key".into()));
-        }
-    }
-    let disable = match top.get("disable") {
-        None => Vec::new(),
-        Some(v) => string_list(v)
-            .ok_or_else(|| err(None, Some("disable"), "must be an array of rule ids".into()))?,
-    };
-    let rules_value = top.get("rules").unwrap_or(&Value::Null);
-    let items: &[Value] = match rules_value {
-        Value::Null => &[],
-        Value::Array(items) => items,
-        _ => return Err(err(None, Some("rules"), "must be an array".into())),
-    };
-    let mut rules = Vec::with_capacity(items.len());
-    let mut seen = std::collections::HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let rule = rule_from_value(i, item)
-            .map_err(|(rule, field, msg)| err(rule.as_deref(), field.as_deref(), msg))?;
-        if !seen.insert(rule.id.clone()) {
-            return Err(err(Some(&rule.id), Some("id"), "duplicate id".into()));
-        }
-        rules.push(rule);
-    }
-    Ok(Document { rules, disable })
-}
-
-type FieldError = (Option<String>, Option<String>, String);
-
-fn string_list(v: &Value) -> Option<Vec<String>> {
-    v.as_array()?
-        .iter()
-        .map(|x| x.as_str().map(str::to_string))
-        .collect()
-}
-
-/// Validate one rule object; errors carry (rule id or `#i`, field, message).
-fn rule_from_value(index: usize, value: &Value) -> std::result::Result<Rule, FieldError> {
-    let Value::Object(obj) = value else {
-        return Err((
-            Some(format!("#{index}")),
-            None,
-            "rule is not an object".into(),
-        ));
-    };
-    let id = match obj.get("id") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(Value::String(_)) | None => {
-            return Err((
-                Some(format!("#{index}")),
-                Some("id".into()),
-                "missing id".into(),
-            ));
-        }
-        Some(_) => {
-            return Err((
-                Some(format!("#{index}")),
-                Some("id".into()),
-                "must be a string".into(),
-            ));
-        }
-    };
-    let fail =
-        |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
-    for key in obj.keys() {
-        if !RULE_KEYS.contains(&key.as_str()) {
-            return Err(fail(key, "unknown rule key"));
-        }
-    }
-    let string = |key: &str, default: &str| match obj.get(key) {
-        None | Some(Value::Null) => Ok(default.to_string()),
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(fail(key, "must be a string")),
-    };
-    let tool = string("tool", "*")?;
-    let field_path = string("field", "command")?;
-    let flags = string("flags", "")?;
-    if flags.chars().any(|c| c != 'i') {
-        return Err(fail("flags", "only \"i\" is recognised"));
-    }
-    let ci = flags.contains('i');
-    let patterns = |key: &str| -> std::result::Result<Vec<Pattern>, FieldError> {
-        match obj.get(key) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(v) => string_list(v)
-                .map(|list| list.iter().map(|p| Pattern::new(p, ci)).collect())
-                .ok_or_else(|| fail(key, "must be an array of strings")),
-        }
-    };
-    let any = patterns("any")?;
-    let unless = patterns("unless")?;
-    let norm = match obj.get("norm") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(fail("norm", "must be true or false")),
-    };
-    let pinned = match obj.get("pinned") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(fail("pinned", "must be true or false")),
-    };
-    let severity = match obj.get("severity") {
-        None | Some(Value::Null) => 0.0,
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
-        Some(_) => return Err(fail("severity", "must be a number")),
-    };
-    let action_name = string("action", "nudge")?;
-    let action = Action::parse(&action_name).ok_or_else(|| {
-        fail(
-            "action",
-            &format!("unknown action '{action_name}' (monitor, nudge, deny, block)"),
-        )
-    })?;
-    let message = match obj.get("message") {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        None | Some(Value::Null | Value::String(_)) => None,
-        Some(_) => return Err(fail("message", "must be a string")),
-    };
-    if message.is_none() && action != Action::Monitor {
-        return Err(fail("message", &format!("a {action} rule needs a message")));
-    }
-    let match_mode = match obj.get("match").map(|v| v.as_str()) {
-        None | Some(Some("text")) => MatchMode::Text,
-        Some(Some("segment")) => MatchMode::Segment,
-        Some(_) => return Err(fail("match", "must be \"text\" or \"segment\"")),
-    };
-    let meta = match obj.get("meta") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err(fail("meta", "must be an object")),
-    };
-    if let Some(t) = meta.get("tier")
-        && !t.is_string()
-        && !t.is_null()
-    {
-        return Err(fail("meta.tier", "must be a string"));
-    }
-    for key in ["promoted", "added"] {
-        if let Some(v) = meta.get(key) {
-            let ok = v
-                .as_str()
-                .and_then(|s| s.get(..10))
-                .is_some_and(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok());
-            if !ok {
-                return Err(fail(&format!("meta.{key}"), "must be a date YYYY-MM-DD"));
-            }
-        }
-    }
-    let examples = match obj.get("examples") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(ex)) => {
-            let mut out = Examples::default();
-            for (key, v) in ex {
-                let list = string_list(v).ok_or_else(|| {
-                    fail(&format!("examples.{key}"), "must be an array of strings")
-                })?;
-                match key.as_str() {
-                    "should_fire" => out.should_fire = list,
-                    "should_not_fire" => out.should_not_fire = list,
-                    _ => return Err(fail(&format!("examples.{key}"), "unknown examples key")),
-                }
-            }
-            Some(out)
-        }
-        Some(_) => return Err(fail("examples", "must be an object")),
-    };
-    Ok(Rule {
-        id,
-        tool,
-        field: field_path,
-        any,
-        unless,
-        norm,
-        severity,
-        action,
-        message,
-        match_mode,
-        pinned,
-        meta,
-        examples,
-        raw: value.clone(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn doc(v: impl std::borrow::Borrow<Value>) -> Result<Document> {
+    fn doc(v: impl std::borrow::Borrow<Value>) -> crate::Result<Document> {
         document_from_value("t.json", v.borrow())
     }
 
@@ -656,6 +453,19 @@ mod tests {
             "Bash",
             json!({"command": "DROP\tTABLE x"})
         ));
+    }
+
+    #[test]
+    fn dates_are_checked_by_hand_but_strictly() {
+        assert_eq!(
+            date_prefix("2026-11-29"),
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 29)
+        );
+        assert!(date_prefix("2026-11-29T10:00:00Z").is_some());
+        assert!(date_prefix("2026-02-30").is_none());
+        assert!(date_prefix("2026/11/29").is_none());
+        assert!(date_prefix("last week").is_none());
+        assert!(date_prefix("2026-1-29").is_none());
     }
 
     #[test]

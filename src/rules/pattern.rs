@@ -6,13 +6,15 @@
 //!   literal `{`, `[` and set operators inside a class), so callusguard's rules mean the same.
 //! - Python's `$` also matches before a final newline; [`Pattern::is_match`] reproduces that.
 //! - Compilation is lazy: a pattern is compiled the first time a call could match it, so the
-//!   hook pays only for the rules a call can need. A cheap literal prefilter (a string that
-//!   every match must contain, found by scanning the pattern) rules most patterns out without
-//!   compiling them.
+//!   hook pays only for the rules a call can need. A cheap literal prefilter (strings one of
+//!   which every match must contain, found by scanning the pattern: see `prefilter`) rules
+//!   most patterns out without compiling them.
 //! - The backtracking engine runs with a bounded backtrack limit; hitting it counts as no
 //!   match and is reported, never a hang.
 
 use std::sync::OnceLock;
+
+use super::prefilter::{is_repetition, required_literals};
 
 /// Backtrack budget for patterns that need the backtracking engine.
 pub const BACKTRACK_LIMIT: usize = 100_000;
@@ -36,26 +38,26 @@ enum Compiled {
 #[derive(Debug)]
 pub struct Pattern {
     source: String,
-    translated: String,
     case_insensitive: bool,
-    has_dollar: bool,
-    /// Lowercase ASCII literal that every match contains, if one was found.
-    required: Option<String>,
+    /// Lowercase ASCII literals one of which every match contains, if the scan found some
+    /// (computed on first use: a rule whose tool does not match never pays for it).
+    required: OnceLock<Option<Vec<String>>>,
     compiled: OnceLock<Result<Compiled, String>>,
+    /// The same pattern compiled without Unicode, for ASCII haystacks (see [`Pattern::search`]);
+    /// `None` when it needs the backtracking engine or does not compile that way.
+    ascii: OnceLock<Option<regex::bytes::Regex>>,
 }
 
 impl Pattern {
-    /// Prepare `source` (Python syntax). Nothing is compiled yet.
+    /// Prepare `source` (Python syntax). Nothing is scanned or compiled yet.
     #[must_use]
     pub fn new(source: &str, case_insensitive: bool) -> Self {
-        let translated = translate(source);
         Pattern {
-            required: required_literal(source),
-            has_dollar: source.contains('$'),
             source: source.to_string(),
-            translated,
             case_insensitive,
+            required: OnceLock::new(),
             compiled: OnceLock::new(),
+            ascii: OnceLock::new(),
         }
     }
 
@@ -76,12 +78,13 @@ impl Pattern {
 
     fn compiled(&self) -> &Result<Compiled, String> {
         self.compiled.get_or_init(|| {
-            let linear = regex::RegexBuilder::new(&self.translated)
+            let translated = translate(&self.source);
+            let linear = regex::RegexBuilder::new(&translated)
                 .case_insensitive(self.case_insensitive)
                 .build();
             match linear {
                 Ok(re) => Ok(Compiled::Linear(re)),
-                Err(linear_err) => fancy_regex::RegexBuilder::new(&self.translated)
+                Err(linear_err) => fancy_regex::RegexBuilder::new(&translated)
                     .case_insensitive(self.case_insensitive)
                     .backtrack_limit(BACKTRACK_LIMIT)
                     .build()
@@ -97,9 +100,13 @@ impl Pattern {
     /// ASCII comparison.
     #[must_use]
     pub fn may_match(&self, haystack_lower: &str) -> bool {
-        self.required
-            .as_deref()
-            .is_none_or(|lit| haystack_lower.contains(lit) || !haystack_lower.is_ascii())
+        let required = self
+            .required
+            .get_or_init(|| required_literals(&self.source));
+        required.as_deref().is_none_or(|lits| {
+            lits.iter().any(|lit| haystack_lower.contains(lit.as_str()))
+                || !haystack_lower.is_ascii()
+        })
     }
 
     /// Does the pattern match anywhere in `haystack` (`re.search` semantics)?
@@ -107,7 +114,7 @@ impl Pattern {
     /// `Err` carries a compile error or an exhausted backtrack budget.
     pub fn is_match(&self, haystack: &str) -> Result<bool, String> {
         let hit = self.search(haystack)?;
-        if hit || !self.has_dollar {
+        if hit || !self.source.contains('$') {
             return Ok(hit);
         }
         // Python's `$` also matches just before a final newline.
@@ -117,12 +124,40 @@ impl Pattern {
         }
     }
 
+    /// One search. An ASCII pattern on an ASCII haystack runs on a byte regex compiled
+    /// without Unicode: on such input Unicode and ASCII semantics agree (`\b`, `\w`, `\s`,
+    /// `\d`, negated classes, case folding), and it compiles several times faster, which is
+    /// most of a hook call's cost when a rule is reached.
     fn search(&self, haystack: &str) -> Result<bool, String> {
+        if haystack.is_ascii() && self.source.is_ascii() {
+            let ascii = self.ascii.get_or_init(|| {
+                regex::bytes::RegexBuilder::new(&translate(&self.source))
+                    .unicode(false)
+                    .case_insensitive(self.case_insensitive)
+                    .build()
+                    .ok()
+            });
+            if let Some(re) = ascii {
+                return Ok(re.is_match(haystack.as_bytes()));
+            }
+        }
         match self.compiled() {
             Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
             Ok(Compiled::Backtracking(re)) => re
                 .is_match(haystack)
                 .map_err(|e| format!("pattern '{}' gave up: {e}", self.source)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Pattern {
+    /// The Unicode engine alone (tests compare it with the ASCII fast path).
+    fn search_unicode(&self, haystack: &str) -> Result<bool, String> {
+        match self.compiled() {
+            Ok(Compiled::Linear(re)) => Ok(re.is_match(haystack)),
+            Ok(Compiled::Backtracking(re)) => re.is_match(haystack).map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         }
     }
@@ -203,17 +238,6 @@ pub fn translate(src: &str) -> String {
     out
 }
 
-/// Is `s` (starting at `{`) a Python repetition `{m}`, `{m,}`, `{,n}` or `{m,n}`?
-fn is_repetition(s: &[char]) -> bool {
-    let Some(end) = s.iter().position(|&c| c == '}') else {
-        return false;
-    };
-    let body: String = s[1..end].iter().collect();
-    let (a, b) = body.split_once(',').unwrap_or((&body, ""));
-    let digits = |x: &str| x.chars().all(|c| c.is_ascii_digit());
-    !body.is_empty() && digits(a) && digits(b) && !(a.is_empty() && b.is_empty() && body == ",")
-}
-
 /// Does the `}` at the end of `before` close a repetition?
 fn closes_repetition(before: &[char]) -> bool {
     match before.iter().rposition(|&c| c == '{') {
@@ -224,122 +248,6 @@ fn closes_repetition(before: &[char]) -> bool {
         }
         None => false,
     }
-}
-
-/// A lowercase ASCII literal that every match of `src` must contain, if a cheap scan finds
-/// one: the longest run of plain literal characters in the top-level concatenation. Patterns
-/// with a top-level `|`, verbose mode, or anything the scan does not understand get `None`
-/// (always evaluated), so the prefilter can only ever skip patterns that cannot match.
-#[must_use]
-pub fn required_literal(src: &str) -> Option<String> {
-    if src.contains("(?x") || src.contains("(?-i") {
-        return None;
-    }
-    let chars: Vec<char> = src.chars().collect();
-    let mut best = String::new();
-    let mut run = String::new();
-    let mut i = 0;
-    let mut depth = 0usize;
-    let flush = |run: &mut String, best: &mut String| {
-        if run.len() > best.len() {
-            best.clone_from(run);
-        }
-        run.clear();
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        // What follows this atom decides whether it is required.
-        let atom_end;
-        let mut lit: Option<char> = None;
-        match c {
-            '\\' => {
-                let n = *chars.get(i + 1)?;
-                if n.is_ascii_punctuation() {
-                    lit = Some(n);
-                }
-                atom_end = i + 2;
-            }
-            '[' => {
-                // Skip the class.
-                let mut j = i + 1;
-                if chars.get(j) == Some(&'^') {
-                    j += 1;
-                }
-                if chars.get(j) == Some(&']') {
-                    j += 1;
-                }
-                while j < chars.len() && chars[j] != ']' {
-                    if chars[j] == '\\' {
-                        j += 1;
-                    }
-                    j += 1;
-                }
-                atom_end = j + 1;
-            }
-            '(' => {
-                depth += 1;
-                flush(&mut run, &mut best);
-                i += 1;
-                continue;
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                flush(&mut run, &mut best);
-                // A quantifier after a group may make it optional; either way the run broke.
-                i += 1;
-                continue;
-            }
-            '|' if depth == 0 => return None,
-            '|' | '.' | '^' | '$' => {
-                atom_end = i + 1;
-            }
-            c if c.is_ascii_alphanumeric() || c == ' ' || c == '_' || c == '-' || c == '/' => {
-                lit = Some(c);
-                atom_end = i + 1;
-            }
-            '{' => {
-                flush(&mut run, &mut best);
-                // Skip a whole `{m,n}` quantifier; a literal `{` just breaks the run.
-                i = if is_repetition(&chars[i..]) {
-                    i + chars[i..].iter().position(|&c| c == '}').unwrap_or(0) + 1
-                } else {
-                    i + 1
-                };
-                continue;
-            }
-            '*' | '+' | '?' => {
-                flush(&mut run, &mut best);
-                i += 1;
-                continue;
-            }
-            _ => {
-                if c.is_ascii_punctuation() {
-                    lit = Some(c);
-                }
-                atom_end = i + 1;
-            }
-        }
-        let quant = chars.get(atom_end).copied();
-        let optional = matches!(quant, Some('*' | '?'))
-            || (quant == Some('{')
-                && chars
-                    .get(atom_end + 1)
-                    .is_some_and(|&d| d == '0' || d == ','));
-        let repeated = matches!(quant, Some('+' | '{'));
-        match lit {
-            Some(ch) if depth == 0 && !optional => {
-                run.push(ch.to_ascii_lowercase());
-                if repeated {
-                    flush(&mut run, &mut best);
-                }
-            }
-            _ => flush(&mut run, &mut best),
-        }
-        i = atom_end;
-    }
-    flush(&mut run, &mut best);
-    let best = best.trim().to_string();
-    (best.len() >= 2).then_some(best)
 }
 
 #[cfg(test)]
@@ -389,21 +297,40 @@ mod tests {
     }
 
     #[test]
+    fn ascii_and_unicode_engines_agree() {
+        let cases = [
+            (
+                r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b",
+                "curl -fsSL x | sudo bash",
+            ),
+            (r"\bcurl\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh)\b", "curlx | sh"),
+            (r"(?i)\bdrop\s+table\b", "DROP\tTABLE t"),
+            (r"^\w+\d$", "abc1"),
+            (r"^\w+\d$", "abc-1"),
+            (r"[^a-z]{3}", "ab-_c"),
+            (r"end$", "the end\n"),
+        ];
+        for (p, h) in cases {
+            let ascii = Pattern::new(p, false).is_match(h).unwrap();
+            let unicode = Pattern::new(p, false).search_unicode(h).unwrap()
+                || (p.contains('$')
+                    && h.strip_suffix('\n')
+                        .is_some_and(|s| Pattern::new(p, false).search_unicode(s).unwrap()));
+            assert_eq!(ascii, unicode, "{p} on {h:?}");
+        }
+        // Non-ASCII text takes the Unicode engine: \w matches é.
+        assert!(Pattern::new(r"^\w+$", false).is_match("café").unwrap());
+        assert!(!Pattern::new(r"^\w+$", false).is_match("caf-").unwrap());
+    }
+
+    #[test]
     fn case_insensitive_flag() {
         let p = Pattern::new(r"\bDROP\s+TABLE\b", true);
         assert!(p.is_match("drop table x").unwrap());
     }
 
     #[test]
-    fn required_literals_are_sound() {
-        assert_eq!(required_literal(r"\bpsql\b").as_deref(), Some("psql"));
-        assert_eq!(required_literal(r"^git\s+push\b").as_deref(), Some("push"));
-        assert_eq!(required_literal(r"a|b"), None);
-        assert_eq!(required_literal(r"colou?r").as_deref(), Some("colo"));
-        assert_eq!(
-            required_literal(r"fetch-tool\.py\b(?!.*--entity)").as_deref(),
-            Some("fetch-tool.py")
-        );
+    fn the_prefilter_never_rejects_a_match() {
         assert!(m(
             r"(?:^|[;|&(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+){0,8}psql\b",
             "FOO=1 psql -c x"
@@ -414,5 +341,12 @@ mod tests {
         ));
         assert!(m(r"(?i)\b(AKIA[0-9A-Z]{16})\b", "x akiaiosfodnn7example y"));
         assert!(m(r"ab+c", "abbbc"));
+        assert!(m(
+            r"(?i)(password|secret|api[_-]?key|token)\s*=\s*'[^']{8,}'",
+            "TOKEN = 'abcdefghij'"
+        ));
+        assert!(m(r"\bgit\s+push\b[^\n]*(--force|-f\b)", "git push -f"));
+        assert!(m(r"\\copy\b[^;]*\bfrom\b", "psql -c '\\copy t from x'"));
+        assert!(m(r"\x41bc", "Abc"));
     }
 }

@@ -113,6 +113,45 @@ pub fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f
     (tier, Some(rate))
 }
 
+/// The tier a rule's own evidence numbers support: `meta.fail_count` of `meta.attempt_count`
+/// (with `meta.min_attempts`, default [`MIN_ATTEMPTS`]), coerced as callusguard does — absent
+/// or null counts are 0, a numeric string is its number, anything else is `unknown`.
+/// `None` when the rule carries neither count (a hand-written rule).
+#[must_use]
+pub fn from_evidence(
+    meta: &serde_json::Map<String, serde_json::Value>,
+) -> Option<(Tier, Option<f64>)> {
+    if !meta.contains_key("attempt_count") && !meta.contains_key("fail_count") {
+        return None;
+    }
+    let (Some(fails), Some(attempts)) = (
+        count(meta.get("fail_count")),
+        count(meta.get("attempt_count")),
+    ) else {
+        return Some((Tier::Unknown, None));
+    };
+    let min = count(meta.get("min_attempts"))
+        .filter(|&m| m > 0)
+        .map_or(MIN_ATTEMPTS, |m| m as u64);
+    if attempts <= 0 {
+        return Some((Tier::Unknown, None));
+    }
+    Some(classify(fails.max(0) as u64, attempts as u64, min))
+}
+
+/// Python's `int(value or 0)`; `None` where that would raise.
+fn count(value: Option<&serde_json::Value>) -> Option<i64> {
+    use serde_json::Value;
+    match value {
+        None | Some(Value::Null | Value::Bool(false)) => Some(0),
+        Some(Value::Bool(true)) => Some(1),
+        Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f.trunc() as i64)),
+        Some(Value::String(s)) if s.is_empty() => Some(0),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        Some(_) => None,
+    }
+}
+
 /// `"<one-liner> (<pct>% of <n> attempts)"`, with Python's round-half-even percentage.
 #[must_use]
 pub fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
@@ -160,6 +199,36 @@ mod tests {
         assert_eq!(c(4, 4).0, Tier::Anecdotal);
         assert_eq!(c(5, 5).0, Tier::Deterministic);
         assert_eq!(c(30, 10), (Tier::Deterministic, Some(1.0)));
+    }
+
+    #[test]
+    fn evidence_in_meta_is_coerced_like_python() {
+        let t = |v: serde_json::Value| from_evidence(v.as_object().unwrap()).map(|x| x.0);
+        assert_eq!(t(serde_json::json!({"why": "x"})), None);
+        assert_eq!(
+            t(serde_json::json!({"fail_count": 6, "attempt_count": 10})),
+            Some(Tier::Reproducible)
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": "20", "attempt_count": 20.0})),
+            Some(Tier::Deterministic)
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": 99, "attempt_count": null})),
+            Some(Tier::Unknown)
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": "x", "attempt_count": "y"})),
+            Some(Tier::Unknown)
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": 4, "attempt_count": 4})),
+            Some(Tier::Anecdotal)
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": 4, "attempt_count": 4, "min_attempts": 3})),
+            Some(Tier::Deterministic)
+        );
     }
 
     #[test]

@@ -144,6 +144,12 @@ impl History {
             command_sha256: None,
             command_preview: None,
             error: None,
+            acs: callus::guard::acs::AcsVerdict {
+                decision: "allow".into(),
+                reason: None,
+                message: None,
+                warnings: Vec::new(),
+            },
         };
         append(&self.conn, &record).expect("append audit");
     }

@@ -1,0 +1,168 @@
+//! The decision as an Agent Control Specification verdict (the agent-hooks contract ACS 0.4
+//! is rebased on), stored with every audit record so the chain speaks a standard vocabulary
+//! (callusguard's audit did not: spec §15.1 item 32).
+//!
+//! Mapping (three decisions only): allow and monitor → `allow`; nudge → `allow` with one
+//! warning per delivered message; deny and block → `deny` with reason `callus:<rule id>`. An
+//! internal error is `allow` with a `callus:internal_error` warning when the guard fails open,
+//! and `deny` with that reason when it fails closed. Reasons are `callus:`-prefixed (never the
+//! reserved `host_error:`/`runtime_error:` prefixes); messages are capped.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Decision, Verdict};
+
+/// Longest message kept in a verdict, in characters.
+pub const MESSAGE_CHARS: usize = 200;
+
+/// The reason of a verdict caused by an internal error.
+pub const INTERNAL_ERROR: &str = "callus:internal_error";
+
+/// An ACS / agent-hooks verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcsVerdict {
+    /// `allow` or `deny`.
+    pub decision: String,
+    /// Machine-readable reason (`callus:<rule id>`), for a deny.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Free text for the caller, for a deny.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Warnings of an allow (nudges, a fail-open error).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<AcsWarning>,
+}
+
+/// One warning attached to an `allow`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcsWarning {
+    /// `callus:<rule id>` or [`INTERNAL_ERROR`].
+    pub reason: String,
+    /// The message, capped at [`MESSAGE_CHARS`].
+    pub message: String,
+}
+
+fn cap(s: &str) -> String {
+    match s.char_indices().nth(MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+/// The verdict for a decision the guard reached.
+#[must_use]
+pub fn for_decision(decision: &Decision) -> AcsVerdict {
+    match decision.verdict {
+        Verdict::Allow => AcsVerdict {
+            decision: "allow".into(),
+            reason: None,
+            message: None,
+            warnings: Vec::new(),
+        },
+        Verdict::Nudge => AcsVerdict {
+            decision: "allow".into(),
+            reason: None,
+            message: None,
+            warnings: decision
+                .notes
+                .iter()
+                .map(|(id, msg)| AcsWarning {
+                    reason: format!("callus:{id}"),
+                    message: cap(msg),
+                })
+                .collect(),
+        },
+        Verdict::Deny | Verdict::Block => {
+            let winner = decision.winning();
+            AcsVerdict {
+                decision: "deny".into(),
+                reason: winner.map(|w| format!("callus:{}", w.id)),
+                message: winner.and_then(|w| w.message.as_deref()).map(cap),
+                warnings: Vec::new(),
+            }
+        }
+    }
+}
+
+/// The verdict for an internal error under the given policy.
+#[must_use]
+pub fn for_error(error: &str, fail_closed: bool) -> AcsVerdict {
+    if fail_closed {
+        AcsVerdict {
+            decision: "deny".into(),
+            reason: Some(INTERNAL_ERROR.into()),
+            message: Some(cap(error)),
+            warnings: Vec::new(),
+        }
+    } else {
+        AcsVerdict {
+            decision: "allow".into(),
+            reason: None,
+            message: None,
+            warnings: vec![AcsWarning {
+                reason: INTERNAL_ERROR.into(),
+                message: cap(error),
+            }],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::{Fired, resolve};
+    use crate::rules::{Action, LayerKind};
+
+    fn fired(id: &str, action: Action, msg: &str) -> Fired {
+        Fired {
+            id: id.into(),
+            layer: LayerKind::User,
+            layer_file: "u.json".into(),
+            action,
+            severity: 0.0,
+            pattern: None,
+            segment: None,
+            message: Some(msg.into()),
+        }
+    }
+
+    #[test]
+    fn actions_map_to_three_decisions() {
+        let d = resolve(vec![fired("m", Action::Monitor, "x")], Vec::new());
+        assert_eq!(for_decision(&d).decision, "allow");
+        assert!(for_decision(&d).warnings.is_empty());
+        let d = resolve(
+            vec![
+                fired("a", Action::Nudge, "one"),
+                fired("b", Action::Nudge, "two"),
+            ],
+            Vec::new(),
+        );
+        let v = for_decision(&d);
+        assert_eq!(v.decision, "allow");
+        assert_eq!(v.warnings.len(), 2);
+        assert_eq!(v.warnings[1].reason, "callus:b");
+        for action in [Action::Deny, Action::Block] {
+            let d = resolve(
+                vec![fired("n", Action::Nudge, "n"), fired("w", action, "why")],
+                Vec::new(),
+            );
+            let v = for_decision(&d);
+            assert_eq!(
+                (
+                    v.decision.as_str(),
+                    v.reason.as_deref(),
+                    v.message.as_deref()
+                ),
+                ("deny", Some("callus:w"), Some("why"))
+            );
+        }
+        let long = "x".repeat(500);
+        assert_eq!(
+            for_error(&long, true).message.unwrap().chars().count(),
+            MESSAGE_CHARS + 1
+        );
+        assert_eq!(for_error("e", false).warnings[0].reason, INTERNAL_ERROR);
+    }
+}
