@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use crate::rules::Pattern;
-use crate::shell::Segment;
+use crate::shell::{Origin, Segment};
 
 /// Programs whose second word is a subcommand worth keeping in the shape (spec §6.4).
 const MULTIPLEXERS: &[&str] = &[
@@ -105,8 +105,12 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         .trim_start_matches(['(', '{', '`', '\\'])
         .trim_start_matches("$(")
         .trim_end_matches([')', ';', '`']);
-    let pathed = word.contains('/');
     let head = word.rsplit('/').next().unwrap_or(word);
+    // The splitter strips a program's path prefix from argv; `raw` still shows it.
+    let pathed = word.contains('/')
+        || seg.raw.split_whitespace().any(|w| {
+            w.len() > head.len() && w.ends_with(head) && w[..w.len() - head.len()].ends_with('/')
+        });
     if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
         return None;
     }
@@ -219,14 +223,20 @@ pub(crate) fn arg_token(word: &str) -> Option<String> {
 /// The segment that most likely failed: the last one whose program the error text names,
 /// else the last one that runs a program at all. `None` when only builtins ran.
 pub(crate) fn failing_program(segments: &[Segment], error: &str) -> Option<Program> {
-    let programs: Vec<Program> = segments.iter().filter_map(program).collect();
+    let programs: Vec<(bool, Program)> = segments
+        .iter()
+        .filter_map(|s| Some((matches!(s.origin, Origin::Wrapped(_)), program(s)?)))
+        .collect();
     let lower = error.to_ascii_lowercase();
     programs
         .iter()
         .rev()
-        .find(|p| names_word(&lower, &p.head.to_ascii_lowercase()))
+        .find(|(_, p)| names_word(&lower, &p.head.to_ascii_lowercase()))
+        // A wrapper (`sudo rm x` → `sudo`) speaks for the command it runs, as in spec §6.4,
+        // unless the error named the wrapped program.
+        .or_else(|| programs.iter().rev().find(|(wrapped, _)| !wrapped))
         .or_else(|| programs.last())
-        .cloned()
+        .map(|(_, p)| p.clone())
 }
 
 /// Does `text` contain `word` delimited by characters that cannot be part of a program name?

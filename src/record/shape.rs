@@ -119,7 +119,13 @@ pub(crate) fn failing_segment<'a>(
             return Some(seg);
         }
     }
-    work.last().copied()
+    // A wrapper's own segment (`sudo rm -rf x` → `sudo`) speaks for the command it runs,
+    // as callusguard's shape does, unless the error named the wrapped program above.
+    work.iter()
+        .rev()
+        .find(|s| !matches!(s.origin, crate::shell::Origin::Wrapped(_)))
+        .or(work.last())
+        .copied()
 }
 
 /// The shape of one segment: basename of the program after `VAR=val` words, plus the next

@@ -151,7 +151,28 @@ impl History {
                 warnings: Vec::new(),
             },
         };
-        append(&self.conn, &record).expect("append audit");
+        if ts.is_some() {
+            append(&self.conn, &record).expect("append audit");
+        } else {
+            // The chain refuses undated records on append; an undated one can only come from
+            // an older or imported chain, so write it the way such a chain would hold it.
+            let (seq, prev): (i64, String) = self
+                .conn
+                .query_row(
+                    "SELECT COALESCE(MAX(seq), 0), COALESCE((SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), 'GENESIS') FROM audit",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .expect("read audit head");
+            let canonical = record.canonical();
+            let hash = callus::guard::audit::chain_hash(&prev, &canonical);
+            self.conn
+                .execute(
+                    "INSERT INTO audit (seq, ts_ms, tool_use_id, session_id, record, prev, hash) VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6)",
+                    rusqlite::params![seq + 1, record.tool_use_id, record.session_id, canonical, prev, hash],
+                )
+                .expect("insert undated audit record");
+        }
     }
 
     /// `n` firings of one rule at `ts`, one per call id given (or without ids).
