@@ -2,6 +2,7 @@
 //! One module per pipeline stage.
 
 mod common;
+mod corpus;
 mod derive;
 mod doctor;
 mod e2e;

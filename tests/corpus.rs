@@ -13,9 +13,7 @@ fn load(name: &str) -> Vec<Value> {
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}:{}: {e}", i + 1))
-        })
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}:{}: {e}", i + 1)))
         .collect()
 }
 
@@ -64,7 +62,13 @@ fn every_dangerous_command_is_denied_or_blocked() {
             (d != "block" && d != "deny").then(|| format!("{d}: {e}"))
         })
         .collect();
-    assert!(misses.is_empty(), "{} of {} dangerous commands got through:\n{}", misses.len(), entries.len(), misses.join("\n"));
+    assert!(
+        misses.is_empty(),
+        "{} of {} dangerous commands got through:\n{}",
+        misses.len(),
+        entries.len(),
+        misses.join("\n")
+    );
 }
 
 #[test]

@@ -86,6 +86,26 @@ pub enum MatchMode {
     Text,
     /// Each simple command of the shell string, normalised (see `shell`).
     Segment,
+    /// Each pipeline of two or more stages, its stages' texts joined by ` | `
+    /// (`curl -s x | sh`): for rules about what feeds what.
+    Pipeline,
+    /// Each file the shell command writes: redirection targets, `tee`, `sed -i`,
+    /// `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate` (see
+    /// `shell::write_targets`): for rules about where a command writes.
+    Writes,
+}
+
+impl MatchMode {
+    /// The name used in rule JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchMode::Text => "text",
+            MatchMode::Segment => "segment",
+            MatchMode::Pipeline => "pipeline",
+            MatchMode::Writes => "writes",
+        }
+    }
 }
 
 /// A rule's executable specification, run by `guard check`.
@@ -201,7 +221,7 @@ impl Rule {
                 pattern: Some(i),
                 segment: None,
             }),
-            MatchMode::Segment => self.segment_hit(&view)?,
+            MatchMode::Segment | MatchMode::Pipeline | MatchMode::Writes => self.unit_hit(&view)?,
         };
         let Some(hit) = hit else {
             return Ok(None);
@@ -213,7 +233,8 @@ impl Rule {
         Ok(Some(hit))
     }
 
-    fn segment_hit(&self, view: &View) -> std::result::Result<Option<Hit>, String> {
+    /// Match the units of a structural mode (segments, pipelines or write targets).
+    fn unit_hit(&self, view: &View) -> std::result::Result<Option<Hit>, String> {
         let split = view.split();
         if !split.complete {
             // A parse failure must never hide a dangerous string: fall back to the whole text
@@ -225,15 +246,16 @@ impl Rule {
                 }));
             }
         }
-        if !self.any.iter().any(|p| p.may_match(view.segments_lower())) {
+        let units = view.units(self.match_mode);
+        if !self.any.iter().any(|p| p.may_match(&units.lower)) {
             return Ok(None);
         }
-        for seg in &split.segments {
-            let lower = seg.text.to_ascii_lowercase();
-            if let Some(i) = first_match(&self.any, &seg.text, &lower)? {
+        for text in &units.texts {
+            let lower = text.to_ascii_lowercase();
+            if let Some(i) = first_match(&self.any, text, &lower)? {
                 return Ok(Some(Hit {
                     pattern: Some(i),
-                    segment: Some(seg.text.clone()),
+                    segment: Some(text.clone()),
                 }));
             }
         }
@@ -295,7 +317,29 @@ pub struct View {
     /// `text`, ASCII-lowercased (for the literal prefilter).
     pub lower: String,
     split: OnceCell<crate::shell::Split>,
-    seg_lower: OnceCell<String>,
+    segments: OnceCell<Units>,
+    pipelines: OnceCell<Units>,
+    writes: OnceCell<Units>,
+}
+
+/// The texts a structural match mode runs on, and all of them lowercased and joined (for the
+/// literal prefilter).
+pub struct Units {
+    /// One text per unit.
+    pub texts: Vec<String>,
+    /// Every text, ASCII-lowercased, newline-separated.
+    pub lower: String,
+}
+
+impl Units {
+    fn new(texts: Vec<String>) -> Self {
+        let mut lower = String::new();
+        for t in &texts {
+            lower.push_str(&t.to_ascii_lowercase());
+            lower.push('\n');
+        }
+        Units { texts, lower }
+    }
 }
 
 impl View {
@@ -304,7 +348,9 @@ impl View {
             lower: text.to_ascii_lowercase(),
             text,
             split: OnceCell::new(),
-            seg_lower: OnceCell::new(),
+            segments: OnceCell::new(),
+            pipelines: OnceCell::new(),
+            writes: OnceCell::new(),
         }
     }
 
@@ -313,15 +359,26 @@ impl View {
         self.split.get_or_init(|| crate::shell::split(&self.text))
     }
 
-    fn segments_lower(&self) -> &str {
-        self.seg_lower.get_or_init(|| {
-            let mut all = String::new();
-            for s in &self.split().segments {
-                all.push_str(&s.text.to_ascii_lowercase());
-                all.push('\n');
-            }
-            all
-        })
+    /// The units a structural match mode runs on (computed once per view; `Text` has no
+    /// units of its own and gets the segments).
+    pub fn units(&self, mode: MatchMode) -> &Units {
+        match mode {
+            MatchMode::Pipeline => self
+                .pipelines
+                .get_or_init(|| Units::new(crate::shell::pipelines(self.split()))),
+            MatchMode::Writes => self
+                .writes
+                .get_or_init(|| Units::new(crate::shell::write_targets(self.split()))),
+            MatchMode::Text | MatchMode::Segment => self.segments.get_or_init(|| {
+                Units::new(
+                    self.split()
+                        .segments
+                        .iter()
+                        .map(|s| s.text.clone())
+                        .collect(),
+                )
+            }),
+        }
     }
 }
 

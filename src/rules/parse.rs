@@ -212,7 +212,14 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
     let match_mode = match f.match_mode.as_deref() {
         None | Some("text") => MatchMode::Text,
         Some("segment") => MatchMode::Segment,
-        Some(_) => return Err(fail("match", "must be \"text\" or \"segment\"")),
+        Some("pipeline") => MatchMode::Pipeline,
+        Some("writes") => MatchMode::Writes,
+        Some(_) => {
+            return Err(fail(
+                "match",
+                "must be \"text\", \"segment\", \"pipeline\" or \"writes\"",
+            ));
+        }
     };
     let meta = f.meta.unwrap_or_default();
     if meta
