@@ -97,3 +97,57 @@ fn a_malformed_sentinel_halts_fail_closed() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("malformed"), "{}", stderr(&o));
 }
+
+/// The whole path through the binaries: the recorder sees a halt in a Bash result, and the
+/// guard then blocks that session's next call (and only that session's) until resumed.
+#[test]
+fn a_halt_seen_by_the_recorder_blocks_the_next_call() {
+    let env = Env::new();
+    let post = |session: &str, stdout_text: &str| {
+        json!({
+            "session_id": session,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "./deploy.sh"},
+            "tool_response": {"stdout": stdout_text, "stderr": "", "interrupted": false},
+            "tool_use_id": format!("toolu_post_{session}"),
+            "prompt_id": "p1",
+            "cwd": "/tmp",
+            "duration_ms": 12,
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let o = env.run(&["record"], &post("sess-r", BASH_RESULT));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty(), "the recorder prints nothing");
+    let o = env.run(&["guard"], &pre_tool_use("sess-r", "ls"));
+    assert_eq!(o.status.code(), Some(2), "halted: {}", stderr(&o));
+    assert!(stderr(&o).contains("id=abc-123"));
+    let o = env.run(&["guard"], &pre_tool_use("sess-other", "ls"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // An advisory signal is recorded but halts nothing.
+    let o = env.run(
+        &["record"],
+        &post("sess-w", "RECUSE/0.1 warn; reason=slow\n"),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        env.run(&["guard"], &pre_tool_use("sess-w", "ls"))
+            .status
+            .code(),
+        Some(0)
+    );
+    let log = std::fs::read_to_string(env.home_path().join("signals.log")).unwrap();
+    assert!(log.contains("sess-w") && log.contains("warn"), "{log}");
+    assert!(log.contains("sess-r") && log.contains("halt"), "{log}");
+    // Resume lifts it.
+    let o = env.run(&["session", "resume", "sess-r"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(
+        env.run(&["guard"], &pre_tool_use("sess-r", "ls"))
+            .status
+            .code(),
+        Some(0)
+    );
+}

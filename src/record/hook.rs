@@ -65,32 +65,52 @@ fn record_stdin(home: &Home) -> std::result::Result<(), String> {
         .and_then(|b| hook::parse(&b))
         .map_err(|e| e.to_string())?;
     let now = crate::store::now_ms();
-    let text = record_event(home, &event, now).map_err(|e| e.to_string())?;
-    if let Some(text) = text {
-        scan_result_text(home, &event, &text);
+    let (text, stored) = record_event(home, &event, now);
+    // A halt signal must take effect even when the store cannot be written.
+    if let Some(signal) = text.and_then(|t| crate::recuse::scan(home, &event.session_id, &t)) {
+        // Every signal, advisory or not, is kept for the human (halts also leave a marker).
+        log_signal(home, &event.session_id, &signal.summary());
     }
-    Ok(())
+    stored.map_err(|e| e.to_string())
 }
 
-/// RECUSE call site: every tool result the recorder sees passes through here (Bash
-/// stdout+stderr, a failure's error text, Codex's `tool_response` text). The RECUSE scanner
-/// (issue 7) plugs in here; for now it does nothing.
-fn scan_result_text(home: &Home, event: &HookEvent, text: &str) {
-    let _ = (home, event, text);
+/// Append one RECUSE signal to `$CALLUS_HOME/signals.log` (best effort).
+fn log_signal(home: &Home, session_id: &str, summary: &str) {
+    use std::io::Write as _;
+    let path = home.dir.join("signals.log");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let line = serde_json::json!({
+            "ts": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "session_id": session_id,
+            "signal": crate::redact::redact_capped(summary, 500),
+        });
+        let _ = writeln!(f, "{line}");
+    }
 }
 
-/// Record one event at time `now`. Returns the tool result text of post events.
-pub(crate) fn record_event(home: &Home, event: &HookEvent, now: i64) -> Result<Option<String>> {
+/// Record one event at time `now`. Returns the tool result text of post events (for the
+/// RECUSE scan, which must run even when the store fails) and whether the write succeeded.
+pub(crate) fn record_event(
+    home: &Home,
+    event: &HookEvent,
+    now: i64,
+) -> (Option<String>, Result<()>) {
     let host = host_of(event);
     let observed = observe(event, host, now);
     if observed.is_none() && event.session_id.is_empty() {
-        return Ok(None); // nothing to record: do not even open the store
+        return (None, Ok(())); // nothing to record: do not even open the store
     }
-    let db = home.db_path();
-    let conn = crate::store::open(&db)?;
-    write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
-    crate::store::trim_wal(&conn, &db)?;
-    Ok(observed.and_then(|o| o.result_text))
+    let stored = (|| {
+        let db = home.db_path();
+        let conn = crate::store::open(&db)?;
+        write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
+        crate::store::trim_wal(&conn, &db)
+    })();
+    (observed.and_then(|o| o.result_text), stored)
 }
 
 /// A tool event's call, and the result text to scan.
