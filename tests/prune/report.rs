@@ -249,6 +249,11 @@ fn html_is_self_contained_and_renders_in_headless_chromium() {
     }
 
     let Some(chromium) = chromium() else {
+        // .ci/run installs Chromium and sets this: there, a missing browser is a failure.
+        assert!(
+            std::env::var_os("CALLUS_REQUIRE_CHROMIUM").is_none(),
+            "CALLUS_REQUIRE_CHROMIUM is set but no chromium binary was found"
+        );
         eprintln!(
             "\n*** SKIPPED the headless-Chromium render of the report: no chromium binary. \
              Install it with `apt-get install -y chromium` (Debian's package, /usr/bin/chromium). ***\n"
