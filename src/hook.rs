@@ -173,6 +173,15 @@ pub fn detect_host(raw: &serde_json::Map<String, Value>, env_set: impl Fn(&str) 
     if truthy("prompt_id") {
         return Host::ClaudeCode;
     }
+    // Codex's session events carry no turn_id, but their transcript is a `rollout-*` file.
+    let rollout = raw
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"));
+    if rollout {
+        return Host::Codex;
+    }
     if env_set("CODEX_HOME") || env_set("CODEX_SANDBOX") {
         return Host::Codex;
     }
@@ -267,6 +276,13 @@ mod tests {
             Host::ClaudeCode
         );
         assert_eq!(detect_host(&obj(&json!({})), none), Host::ClaudeCode);
+        assert_eq!(
+            detect_host(
+                &obj(&json!({"transcript_path": "/h/.codex/sessions/2026/rollout-x.jsonl"})),
+                none
+            ),
+            Host::Codex
+        );
         assert_eq!(
             detect_host(&obj(&json!({})), |k| k == "CODEX_HOME"),
             Host::Codex

@@ -99,7 +99,7 @@ pub(crate) fn record_event(
     event: &HookEvent,
     now: i64,
 ) -> (Option<String>, Result<()>) {
-    let host = host_of(event);
+    let host = event.host;
     let observed = observe(event, host, now);
     if observed.is_none() && event.session_id.is_empty() {
         return (None, Ok(())); // nothing to record: do not even open the store
@@ -137,26 +137,6 @@ fn write(
         rows::write_call(&tx, call)?;
     }
     tx.commit().map_err(|e| Error::sql("commit record", e))
-}
-
-/// The host, refined: Codex's `SessionStart` carries neither `turn_id` nor `prompt_id`, but
-/// its `transcript_path` is a rollout file.
-fn host_of(event: &HookEvent) -> Host {
-    let forced = std::env::var("CALLUS_HOST")
-        .ok()
-        .as_deref()
-        .and_then(Host::from_slug)
-        .is_some();
-    let rollout = event
-        .transcript_path
-        .as_deref()
-        .and_then(|p| std::path::Path::new(p).file_name())
-        .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"));
-    if !forced && rollout && !event.raw.contains_key("prompt_id") {
-        Host::Codex
-    } else {
-        event.host
-    }
 }
 
 fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
