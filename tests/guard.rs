@@ -136,3 +136,30 @@ pub(crate) fn fixture_ruleset(name: &str) -> PathBuf {
         .join("tests/fixtures/rulesets")
         .join(name)
 }
+
+/// The built-in starter's message for rule `id` (exact-output assertions follow the shipped
+/// policy's wording rather than a copy of it).
+pub(crate) fn starter_message(env: &Env, id: &str) -> String {
+    crate::common::starter_rules(env)
+        .iter()
+        .find(|r| r["id"] == id)
+        .and_then(|r| r["message"].as_str())
+        .unwrap_or_else(|| panic!("the starter has no rule {id} with a message"))
+        .to_string()
+}
+
+/// The exact hook stdout when the starter's rule `id` denies a call.
+pub(crate) fn starter_deny_json(env: &Env, id: &str) -> String {
+    deny_json(&format!(
+        "callus denied this call (rule {id}): {}",
+        starter_message(env, id)
+    ))
+}
+
+/// The exact hook stderr when the starter's rule `id` blocks a call.
+pub(crate) fn starter_block_text(env: &Env, id: &str) -> String {
+    format!(
+        "BLOCKED by callus (rule {id}): {}\n",
+        starter_message(env, id)
+    )
+}

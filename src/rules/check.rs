@@ -264,7 +264,7 @@ mod tests {
     fn disable_lists_are_flagged() {
         let r = check_text(
             "t.json",
-            r#"{"disable": ["curl-pipe-shell", "no-such-rule"], "rules": []}"#,
+            r#"{"disable": ["remote-script-to-shell", "no-such-rule"], "rules": []}"#,
         );
         assert!(r.ok);
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);

@@ -114,3 +114,17 @@ pub(crate) fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
 }
+
+/// The built-in starter policy's rules, as `callus rules show starter --json` prints them (so a
+/// test that must switch the starter off, or walk it, follows the shipped policy, not a copy).
+pub(crate) fn starter_rules(env: &Env) -> Vec<serde_json::Value> {
+    let out = env.run(&["rules", "show", "starter", "--json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rules = json(&out)["rules"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !rules.is_empty(),
+        "the starter has no rules: {}",
+        stdout(&out)
+    );
+    rules
+}

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{
     ACTIONS_RULES, HOSTS, Host, audit_records, bash, deny_json, guard, nudge_json, payload,
+    starter_deny_json,
 };
 use crate::common::{Env, stderr, stdout};
 
@@ -165,17 +166,19 @@ fn codex_apply_patch_is_matched_on_the_patch_text() {
         )
         .to_string()
     };
+    // The starter's pinned deny reads the file names out of the patch text.
     let out = guard(&env, patch(".env").as_bytes());
     assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert!(
-        v["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap()
-            .contains("[rule apply-patch-writes-secret-file]")
+    assert_eq!(
+        stdout(&out),
+        starter_deny_json(&env, "apply-patch-writes-secret-file")
     );
+    let r = &audit_records(&env)[0];
+    assert_eq!(r["tool"], "apply_patch");
+    assert_eq!(r["winner"], "apply-patch-writes-secret-file");
     let out = guard(&env, patch(".env.example").as_bytes());
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    assert_eq!(audit_records(&env).len(), 1, "the template fired nothing");
 }
 
 #[test]

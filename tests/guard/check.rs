@@ -250,11 +250,11 @@ fn check_without_files_checks_every_active_layer() {
     let mut env = Env::new();
     let user = env.write_home(
         "rules.json",
-        r#"{"disable": ["curl-pipe-shell"], "rules": []}"#,
+        r#"{"disable": ["remote-script-to-shell"], "rules": []}"#,
     );
     let project = env.write_repo(
         ".callus/rules.json",
-        r#"{"disable": ["rm-rf-root"], "rules": []}"#,
+        r#"{"disable": ["rm-recursive-root-or-home"], "rules": []}"#,
     );
     let extra = env.write_home("extra.json", r#"{"rules": []}"#);
     let cands = env.write_home(
@@ -280,7 +280,8 @@ fn check_without_files_checks_every_active_layer() {
             cands.to_str().unwrap()
         ]
     );
-    // The project's disable list is flagged: it is honoured only in the user file.
+    // The project's disable list is flagged: it is honoured only in the user file. The user's
+    // names a real starter rule, so it draws no warning (an unknown id would).
     assert_eq!(v["files"][1]["warnings"], json!([]));
     assert!(
         v["files"][2]["warnings"][0]
@@ -293,10 +294,12 @@ fn check_without_files_checks_every_active_layer() {
 #[test]
 fn guard_test_explains_the_decision() {
     let env = Env::new();
+    // The starter denies this push too (git-push-force-protected, pinned, severity 80): with
+    // two denies the higher severity wins, so the project rule (90) is the winner explained.
     let project = env.write_repo(
         ".callus/rules.json",
         r#"{"rules": [{"id": "no-force", "tool": "Bash", "any": ["\\bgit\\s+push\\b.*--force\\b"], "action": "deny",
-            "message": "Open a pull request instead.", "meta": {"tier": "reproducible", "fail_rate": 0.8, "attempt_count": 10, "fail_count": 8}}]}"#,
+            "severity": 90, "message": "Open a pull request instead.", "meta": {"tier": "reproducible", "fail_rate": 0.8, "attempt_count": 10, "fail_count": 8}}]}"#,
     );
     let out = env.run(
         &[
@@ -312,7 +315,7 @@ fn guard_test_explains_the_decision() {
         "{o}"
     );
     assert!(
-        o.contains("fired:    git-force-push-protected [nudge] from starter"),
+        o.contains("fired:    git-push-force-protected [deny] from starter"),
         "{o}"
     );
     assert!(
@@ -343,6 +346,10 @@ fn guard_test_explains_the_decision() {
     );
     let fired = v["fired"].as_array().unwrap();
     assert_eq!(fired.len(), 2);
+    assert_eq!(
+        (fired[0]["id"].as_str(), fired[0]["layer"].as_str()),
+        (Some("git-push-force-protected"), Some("starter"))
+    );
     assert_eq!(fired[1]["layer"], "project");
     assert_eq!(fired[1]["layer_file"], project.display().to_string());
     assert_eq!(fired[1]["pattern"], "\\bgit\\s+push\\b.*--force\\b");
@@ -350,7 +357,7 @@ fn guard_test_explains_the_decision() {
         fired[1]["evidence"],
         json!({"tier": "reproducible", "fail_rate": 0.8, "attempts": 10, "pinned": false})
     );
-    assert_eq!(fired[0]["evidence"]["pinned"], false);
+    assert_eq!(fired[0]["evidence"]["pinned"], true);
 
     // Another tool and field; --cwd outside the repo drops the project layer.
     let out = env.run(
@@ -368,8 +375,9 @@ fn guard_test_explains_the_decision() {
         b"",
     );
     let v = out_json(&out);
-    assert_eq!(v["decision"], "nudge");
-    assert_eq!(v["fired"][0]["id"], "apply-patch-writes-secret-file");
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["winner"], "apply-patch-writes-secret-file");
+    assert_eq!(v["fired"].as_array().map(Vec::len), Some(1));
     let out = env.run(&["guard", "test", "--", "ls"], b"");
     assert_eq!(stdout(&out), "decision: allow\nno rule fired\n");
 }

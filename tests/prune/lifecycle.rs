@@ -5,23 +5,29 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use super::history::{History, midnight_days_ago};
-use crate::common::{Env, json, stderr, stdout};
+use crate::common::{Env, json, starter_rules, stderr, stdout};
 
-const STARTER_IDS: &[&str] = &[
-    "curl-pipe-shell",
-    "git-force-push-protected",
-    "bare-psql-no-target",
-    "secret-inline-in-command",
-    "apply-patch-writes-secret-file",
-];
-
-/// A home whose user layer disables the unpinned starter rules, so only `rules` (project
-/// layer) and the pinned `rm-rf-root` are active.
+/// A home whose user layer disables the unpinned starter rules (read from `callus rules show
+/// starter --json`), so only `rules` (project layer) and the pinned starter rules are active.
 fn env_with(rules: &Value) -> Env {
     let env = Env::new();
-    env.write_home("rules.json", &json!({"disable": STARTER_IDS}).to_string());
+    let unpinned: Vec<Value> = starter_rules(&env)
+        .iter()
+        .filter(|r| r["pinned"] != true)
+        .map(|r| r["id"].clone())
+        .collect();
+    env.write_home("rules.json", &json!({"disable": unpinned}).to_string());
     env.write_repo(".callus/rules.json", &rules.to_string());
     env
+}
+
+/// The ids of the built-in starter's pinned rules.
+fn pinned_starter_ids(env: &Env) -> Vec<String> {
+    starter_rules(env)
+        .iter()
+        .filter(|r| r["pinned"] == true)
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn prune(env: &Env, extra: &[&str]) -> (Value, String) {
@@ -208,7 +214,17 @@ fn pinned_rules_that_never_fire_stay_and_unpinned_ones_are_pruned() {
     let (report, text) = prune(&env, &[]);
     assert_eq!(rule(&report, "guard-rail")["verdict"], "keep");
     assert_eq!(rule(&report, "guard-rail")["basis"], "pinned");
-    assert_eq!(rule(&report, "rm-rf-root")["verdict"], "keep");
+    // So are the starter's pinned rules, none of which fired.
+    let pinned = pinned_starter_ids(&env);
+    assert!(!pinned.is_empty());
+    for id in &pinned {
+        let r = rule(&report, id);
+        assert_eq!(
+            (r["verdict"].as_str(), r["basis"].as_str()),
+            (Some("keep"), Some("pinned")),
+            "{id}"
+        );
+    }
     assert_eq!(rule(&report, "stale")["verdict"], "prune");
     assert_eq!(report["orphan_rule_ids"], json!(["unrelated"]));
     assert!(text.contains("fired but no longer declared: unrelated"));

@@ -233,9 +233,12 @@ fn list_shows_layers_actions_tiers_and_last_firing_and_show_prints_the_starter_s
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["id"] == "rm-rf-root")
+        .find(|r| r["id"] == "rm-recursive-root-or-home")
         .unwrap();
-    assert_eq!(starter["pinned"], true);
+    assert_eq!(
+        (starter["layer"].as_str(), starter["pinned"].as_bool()),
+        (Some("starter"), Some(true))
+    );
     assert!(starter["last_fired"].is_null());
     let o = env.run(&["rules", "list"], b"");
     assert!(stdout(&o).contains(ID));
@@ -243,7 +246,7 @@ fn list_shows_layers_actions_tiers_and_last_firing_and_show_prints_the_starter_s
     let o = env.run(&["rules", "show", "starter", "--json"], b"");
     assert_eq!(json(&o)["ruleset"], "starter");
     let o = env.run(&["rules", "show", "starter"], b"");
-    assert!(stdout(&o).contains("rm-rf-root"));
+    assert!(stdout(&o).contains("rm-recursive-root-or-home"));
     let o = env.run(&["rules", "show", "candidates"], b"");
     assert!(stdout(&o).contains(ID));
 }
