@@ -3,8 +3,9 @@
 //! The failure policy is explicit. Anything that stops the guard from deciding — stdin over
 //! the cap, malformed JSON, a non-object payload, a ruleset that does not load, a pattern
 //! that cannot run, a store that cannot be written, a panic — is an internal error. With the
-//! default policy (fail open) the call proceeds, a one-line `callus:` note goes to stderr and
-//! an `error` record to the audit chain (or to `errors.log` when the store itself failed).
+//! default policy (fail open) the error does not stop the call (the rules that loaded still
+//! decide it), a one-line `callus:` note saying which goes to stderr and an `error` record to
+//! the audit chain (or to `errors.log` when the store itself failed).
 //! With `CALLUS_FAIL=closed` (or `fail = "closed"` in `$CALLUS_HOME/config`) every internal
 //! error blocks the call with the reason. The audit record states what was enforced. The
 //! process only ever exits 0 or 2: panics are caught, because any other code lets the call
@@ -115,7 +116,14 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
     if let Some(error) = &outcome.error {
         match ctx.policy {
             FailPolicy::Open => {
-                let _ = writeln!(err, "callus: {error} (failing open; the call proceeds)");
+                // Failing open skips what broke; the rules that loaded may still refuse.
+                let fate = match response {
+                    Response::Deny(_) | Response::Block(_) => {
+                        "the rules that loaded still refuse this call"
+                    }
+                    Response::Silent | Response::Nudge(_) => "the call proceeds",
+                };
+                let _ = writeln!(err, "callus: {error} (failing open; {fate})");
             }
             FailPolicy::Closed => response = Response::Block(fail_closed_text(error)),
         }

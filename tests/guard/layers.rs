@@ -144,13 +144,24 @@ fn a_broken_project_file_does_not_switch_off_the_other_layers() {
     let env = Env::new();
     env.write_repo(".callus/rules.json", "{ this is not json");
     let out = guard(&env, &bash(&env, Host::Claude, RM_ROOT));
-    // Fail-open applies to the broken layer only: the starter still blocks.
+    // Fail-open applies to the broken layer only: the starter still blocks, and the note
+    // about the broken layer does not claim the call proceeds.
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let project = env.repo_path().join(".callus/rules.json");
+    let err = stderr(&out);
+    let (note, block) = err.split_once('\n').unwrap();
     assert!(
-        stderr(&out).ends_with(&starter_block_text(&env, RM_ROOT_RULE)),
-        "{}",
-        stderr(&out)
+        note.starts_with(&format!(
+            "callus: ruleset unusable: {}: ",
+            project.display()
+        )),
+        "{note}"
     );
+    assert!(
+        note.ends_with(" (failing open; the rules that loaded still refuse this call)"),
+        "{note}"
+    );
+    assert_eq!(block, starter_block_text(&env, RM_ROOT_RULE));
     let r = audit_records(&env).pop().unwrap();
     assert!(
         r["error"].as_str().unwrap().contains(".callus/rules.json"),
