@@ -63,6 +63,32 @@ pub fn main_entry() -> ExitCode {
 /// Run a parsed command line and turn its result into an exit code.
 #[must_use]
 pub fn run(cli: Cli) -> ExitCode {
+    // A reader that closes the pipe early (`callus rules list | head`) has all it wanted:
+    // like ripgrep, treat a broken stdout as success rather than a panic. `println!` panics
+    // on it, so catch exactly that panic; any other panic keeps its usual report.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    match std::panic::catch_unwind(|| dispatch(cli)) {
+        Ok(code) => code,
+        Err(payload) if is_broken_pipe(&*payload) => ExitCode::SUCCESS,
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let msg = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe")
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Guard(args) => match args.command {
             None => return ExitCode::from(guard::hook::run()),

@@ -381,3 +381,20 @@ fn guard_test_explains_the_decision() {
     let out = env.run(&["guard", "test", "--", "ls"], b"");
     assert_eq!(stdout(&out), "decision: allow\nno rule fired\n");
 }
+
+/// A reader that closes the pipe early (`callus rules show starter | head -1`) is not an
+/// error: exit 0, no panic message.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let env = Env::new();
+    let mut cmd = env.cmd(&["rules", "show", "starter", "--json"]);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdout.take()); // close the read end before callus writes
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
