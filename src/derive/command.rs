@@ -105,8 +105,13 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         .trim_start_matches(['(', '{', '`', '\\'])
         .trim_start_matches("$(")
         .trim_end_matches([')', ';', '`']);
-    let pathed = word.contains('/');
     let head = word.rsplit('/').next().unwrap_or(word);
+    // The splitter strips the program's path from `argv`; the source slice still shows it.
+    let pathed = word.contains('/')
+        || seg
+            .raw
+            .split_whitespace()
+            .any(|w| w.strip_suffix(head).is_some_and(|p| p.ends_with('/')));
     if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
         return None;
     }
@@ -347,7 +352,9 @@ mod tests {
             "python3 scripts/fetch-tool.py"
         );
         assert_eq!(prog("psql postgres://h/db -c x", "").unwrap().shape, "psql");
-        assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "sudo");
+        // The splitter unwraps `sudo` (a `^rm\b` segment rule catches `sudo rm …`), so the
+        // program that failed is the one sudo ran.
+        assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "rm");
         assert_eq!(
             prog("fetch --entity=a b", "").unwrap().tokens,
             vec!["--entity", "b"]
