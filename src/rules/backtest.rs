@@ -103,12 +103,6 @@ fn put(input: &mut Value, field: &str, text: &str) {
     }
 }
 
-/// Does `rule` fire on `text` called through `tool` (an example, a sample)?
-#[must_use]
-pub fn fires_on(rule: &Rule, tool: &str, text: &str) -> bool {
-    StoredCall::new(tool, text, false, 0).fired_by(rule)
-}
-
 /// Parse one rule object the way the guard will, for a backtest: as a monitor rule (action,
 /// message and meta play no part in what a rule matches) with every pattern compiled, so a
 /// pattern that cannot compile is an error here rather than a rule that silently never fires.
@@ -543,7 +537,7 @@ mod tests {
         .unwrap();
         let r = probe(&ok, "t").unwrap();
         assert_eq!(r.action, crate::rules::Action::Monitor);
-        assert!(fires_on(&r, "Bash", "psql -c x"));
+        assert!(StoredCall::new("Bash", "psql -c x", true, 0).fired_by(&r));
         let bad: Map<String, Value> = serde_json::from_value(json!({"id": "x", "tool": "Bash",
             "any": ["(unclosed"], "action": "monitor"}))
         .unwrap();
