@@ -5,7 +5,8 @@
 //! is the ruleset format and the matcher; [`guard`] decides each call before it runs and
 //! keeps the audit chain; [`prune`] and [`report`] measure whether rules help; [`scope`]
 //! checks a run wrote only what it declared; [`install`] wires the hooks in. [`store`] and
-//! [`redact`] sit underneath every stage that writes.
+//! [`redact`] sit underneath every stage that writes; [`window`] is the one parser of the
+//! `--since`/`--until` time windows every stage that looks back over the store takes.
 //!
 //! The hook commands (`callus guard`, `callus record` with no subcommand) are recognised
 //! before clap runs so the per-call cost stays at process start-up plus the work itself.
@@ -29,6 +30,7 @@ pub mod scope;
 pub mod session;
 pub mod shell;
 pub mod store;
+pub mod window;
 
 use std::process::ExitCode;
 

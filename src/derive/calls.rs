@@ -3,11 +3,12 @@
 //! Two queries, shaped for a store of millions of calls:
 //! - the failures in the window (status `failure` only: pending, interrupted and denied calls
 //!   are never evidence that a command fails), through the partial index of migration 0003;
-//! - one streaming pass over the settled calls (success or failure) in the window that keeps
-//!   only the calls a later stage can use: calls of a tool group that has a cluster, and, for
-//!   Bash, only calls whose prefilter text (see [`super::command::prefilter_into`]) contains
-//!   one of the literals every derived pattern requires. Everything else is counted and
-//!   dropped, so memory follows the relevant calls, not the store.
+//! - one streaming pass over the settled calls (success or failure) in the window, through
+//!   the backtest's [`scan`](crate::rules::backtest::scan), that keeps only the calls a later
+//!   stage can use: calls of a tool group that has a cluster, and, for Bash, only calls whose
+//!   prefilter text (see [`super::command::prefilter_into`]) contains one of the literals
+//!   every derived pattern requires, tagged with the literals they contain. Everything else
+//!   is counted and dropped, so memory follows the relevant calls, not the store.
 
 use std::collections::HashMap;
 
@@ -15,17 +16,9 @@ use aho_corasick::AhoCorasick;
 use rusqlite::{Connection, params};
 
 use super::command::prefilter_into;
-use super::window::Window;
+use crate::rules::backtest::{self, Scan};
+use crate::window::Window;
 use crate::{Error, Result};
-
-/// A settled outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    /// The call worked.
-    Success,
-    /// The call failed.
-    Failure,
-}
 
 /// One recorded failure, with everything clustering and the samples need.
 #[derive(Debug, Clone)]
@@ -44,36 +37,6 @@ pub(crate) struct Failure {
     pub started_ms: i64,
     /// Where the row came from (`hook`, `trace`, …).
     pub source: String,
-}
-
-/// One settled call kept for contrast and backtest.
-#[derive(Debug, Clone)]
-pub(crate) struct Call {
-    /// Index of the tool group this call belongs to, in the `groups` given to [`scan`] (Bash is 0).
-    pub group: usize,
-    /// The tool name.
-    pub tool: String,
-    /// Success or failure.
-    pub outcome: Outcome,
-    /// The redacted command (Bash) or input summary.
-    pub command: String,
-    /// Interned session id, when known.
-    pub session: Option<u32>,
-    /// When the call started (Unix ms).
-    pub started_ms: i64,
-    /// The prefilter literals (indices into the literal list) this call's text contains.
-    pub literals: Vec<u32>,
-}
-
-/// What the streaming pass kept and counted.
-#[derive(Debug, Default)]
-pub(crate) struct Scan {
-    /// The calls later stages use, in time order.
-    pub calls: Vec<Call>,
-    /// Settled calls seen in the window (every tool).
-    pub settled: u64,
-    /// Successful calls seen in the window (every tool): zero means no denominator.
-    pub successes: u64,
 }
 
 /// Load the failures in `window`.
@@ -104,7 +67,8 @@ pub(crate) fn failures(conn: &Connection, window: &Window) -> Result<Vec<Failure
 }
 
 /// Stream the settled calls in `window`, keeping those of a tool group in `groups`
-/// (index 0 must be Bash, kept only when its prefilter text contains one of `literals`).
+/// (index 0 must be Bash, kept only when its prefilter text contains one of `literals`, and
+/// tagged with the indices of the literals it contains).
 ///
 /// `groups[i]` is a tool-name glob; `literals` are lowercase.
 pub(crate) fn scan(
@@ -115,38 +79,9 @@ pub(crate) fn scan(
 ) -> Result<Scan> {
     let matcher = AhoCorasick::new(literals)
         .map_err(|e| Error::Invalid(format!("derive: cannot build the literal prefilter: {e}")))?;
-    // `+started_ms` keeps SQLite from walking the time index row by row when the window covers
-    // most of the store; a narrow window in a large store still uses it.
-    let sql = if covers_most(conn, window)? {
-        "SELECT tool, status, command, session_id, started_ms FROM tool_calls
-         WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure')"
-    } else {
-        "SELECT tool, status, command, session_id, started_ms FROM tool_calls
-         WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure')"
-    };
-    let mut stmt = conn
-        .prepare(sql)
-        .map_err(|e| Error::sql("prepare call scan", e))?;
-    let mut rows = stmt
-        .query(params![window.since_ms, window.until_ms])
-        .map_err(|e| Error::sql("scan calls", e))?;
-    let mut out = Scan::default();
-    let mut sessions: HashMap<String, u32> = HashMap::new();
     let mut group_of: HashMap<String, Option<usize>> = HashMap::new();
-    let mut hits: Vec<u32> = Vec::new();
     let mut text = String::new();
-    while let Some(row) = rows.next().map_err(|e| Error::sql("scan calls", e))? {
-        let status = row.get_ref(1).map_err(|e| Error::sql("scan calls", e))?;
-        let outcome = match status.as_str().unwrap_or_default() {
-            "success" => Outcome::Success,
-            _ => Outcome::Failure,
-        };
-        out.settled += 1;
-        if outcome == Outcome::Success {
-            out.successes += 1;
-        }
-        let tool_ref = row.get_ref(0).map_err(|e| Error::sql("scan calls", e))?;
-        let tool = tool_ref.as_str().unwrap_or_default();
+    backtest::scan(conn, Some(window), |tool, command, tags| {
         let group = if let Some(g) = group_of.get(tool) {
             *g
         } else {
@@ -156,52 +91,20 @@ pub(crate) fn scan(
             group_of.insert(tool.to_string(), g);
             g
         };
-        let Some(group) = group else { continue };
-        let command_ref = row.get_ref(2).map_err(|e| Error::sql("scan calls", e))?;
-        let command = command_ref.as_str().unwrap_or_default();
-        hits.clear();
-        if group == 0 {
-            prefilter_into(command, &mut text);
-            hits.extend(
-                matcher
-                    .find_overlapping_iter(&text)
-                    .map(|m| m.pattern().as_u32()),
-            );
-            if hits.is_empty() {
-                continue;
+        match group {
+            None => false,
+            Some(0) => {
+                prefilter_into(command, &mut text);
+                tags.extend(
+                    matcher
+                        .find_overlapping_iter(&text)
+                        .map(|m| m.pattern().as_u32()),
+                );
+                tags.sort_unstable();
+                tags.dedup();
+                !tags.is_empty()
             }
-            hits.sort_unstable();
-            hits.dedup();
+            Some(_) => true,
         }
-        let session: Option<String> = row.get(3).map_err(|e| Error::sql("scan calls", e))?;
-        let session = session.map(|s| {
-            let next = sessions.len() as u32;
-            *sessions.entry(s).or_insert(next)
-        });
-        out.calls.push(Call {
-            group,
-            tool: tool.to_string(),
-            outcome,
-            command: command.to_string(),
-            session,
-            started_ms: row.get(4).map_err(|e| Error::sql("scan calls", e))?,
-            literals: hits.clone(),
-        });
-    }
-    out.calls
-        .sort_by(|a, b| (a.started_ms, &a.command).cmp(&(b.started_ms, &b.command)));
-    Ok(out)
-}
-
-/// Does the window hold more than a third of the store? (Then a table scan beats the index.)
-fn covers_most(conn: &Connection, window: &Window) -> Result<bool> {
-    let (inside, total): (i64, i64) = conn
-        .query_row(
-            "SELECT (SELECT count(*) FROM tool_calls WHERE started_ms >= ?1 AND started_ms < ?2),
-                    (SELECT count(*) FROM tool_calls)",
-            params![window.since_ms, window.until_ms],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .map_err(|e| Error::sql("size the window", e))?;
-    Ok(inside * 3 > total)
+    })
 }

@@ -13,21 +13,23 @@
 //! what a human added: meta keys derive does not own (`review`, `note`, …), a message that no
 //! longer starts with `DRAFT`, the first `added` date, and rule keys derive does not write
 //! (`pinned`). Derive owns the pattern and the evidence: refine a pattern by promoting it.
-//! Candidates from earlier runs that did not recur are kept unchanged. The merged document
-//! must pass `guard check` before it replaces the file (atomically, private to the user).
+//! Candidates from earlier runs that did not recur are kept unchanged, except one whose id a
+//! reviewed layer now declares: it was promoted, and is retired from the file (see
+//! `reviewed`). The merged document must pass `guard check` before it replaces the file
+//! (atomically, private to the user).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::backtest::{self, round4};
-use super::calls::Outcome;
 use super::cluster::{Cluster, Kind};
-use super::window::{date, iso};
 use super::{Derivation, Derived};
 use crate::redact::redact_capped;
-use crate::rules::Rule;
-use crate::rules::tier;
+use crate::rules::backtest::{Backtest, round4};
+use crate::rules::check::example_fires;
+use crate::rules::{Rule, tier};
+use crate::window::{date, iso};
 use crate::{Error, Result};
 
 /// The observational caveat shown wherever tiers are.
@@ -65,7 +67,7 @@ const DERIVED_META: &[&str] = &[
 const SAMPLE_CHARS: usize = 300;
 
 /// The rule as the backtest runs it: id, tool and what it matches.
-pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Value {
+pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<String, Value> {
     let mut r = Map::new();
     r.insert("id".into(), json!(cluster.id()));
     r.insert("tool".into(), json!(cluster.group.glob));
@@ -91,7 +93,7 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Value
         }),
     );
     r.insert("action".into(), json!("monitor"));
-    Value::Object(r)
+    r
 }
 
 /// The full candidate: the skeleton plus message, meta and examples.
@@ -174,8 +176,7 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
     meta.insert(
         "backtest".into(),
-        d.backtest
-            .to_json(&scope(primary, d.proposal.literal.as_deref())),
+        backtest_meta(&d.backtest, &scope(primary, d.proposal.literal.as_deref())),
     );
     if let Some(stats) = dv.shapes.get(&primary.shape)
         && matches!(primary.kind, Kind::Program { .. })
@@ -213,13 +214,11 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     }
     meta.insert("window".into(), dv.options.window.to_json());
     let mut out = Map::new();
-    if let Value::Object(skel) = skeleton(primary, &d.proposal) {
-        for (k, v) in skel {
-            let is_action = k == "action";
-            out.insert(k, v);
-            if is_action {
-                out.insert("message".into(), json!(message));
-            }
+    for (k, v) in skeleton(primary, &d.proposal) {
+        let is_action = k == "action";
+        out.insert(k, v);
+        if is_action {
+            out.insert("message".into(), json!(message));
         }
     }
     out.insert("meta".into(), Value::Object(meta));
@@ -248,7 +247,22 @@ fn span(dv: &Derivation, clusters: &[&Cluster]) -> (i64, i64) {
     (first, last)
 }
 
-/// Which calls the backtest ran over (stored with the evidence).
+/// The backtest as stored in `meta.backtest`, with the scope it ran over.
+fn backtest_meta(b: &Backtest, scope: &str) -> Value {
+    json!({
+        "matched": b.matched,
+        "failures": b.failures,
+        "fail_rate": b.fail_rate(),
+        "crossfire": b.crossfire,
+        "sessions": b.sessions,
+        "first_seen": b.first_seen.map(iso),
+        "last_seen": b.last_seen.map(iso),
+        "scope": scope,
+    })
+}
+
+/// Which calls the backtest ran over (stored with the evidence): the honesty note that the
+/// backtest was restricted to calls containing the candidate's literal.
 fn scope(c: &Cluster, literal: Option<&str>) -> String {
     match literal {
         Some(l) => format!(
@@ -283,16 +297,16 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
 }
 
 /// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the
-/// contrast exempts. Each is re-checked with the real matcher on the redacted text.
+/// contrast exempts. Each is re-checked on the redacted text exactly as `guard check` will.
 fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Value> {
     if d.proposal.any.is_empty() {
         return None;
     }
-    let tool = primary.group.glob.as_str();
+    let fires = |cmd: &str| example_fires(rule, cmd).unwrap_or(false);
     let mut should_fire = Vec::new();
     if let Some(i) = d.backtest.failure_sample {
         let cmd = redact_capped(&dv.scan.calls[i].command, SAMPLE_CHARS);
-        if backtest::fires_on(rule, tool, &cmd) {
+        if fires(&cmd) {
             should_fire.push(cmd);
         }
     }
@@ -302,8 +316,7 @@ fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Opt
             s.samples.iter().find_map(|&i| {
                 let call = &dv.scan.calls[i];
                 let cmd = redact_capped(&call.command, SAMPLE_CHARS);
-                (call.outcome == Outcome::Success && !backtest::fires_on(rule, tool, &cmd))
-                    .then_some(cmd)
+                (!call.failed && !example_fires(rule, &cmd).unwrap_or(true)).then_some(cmd)
             })
         });
         should_not_fire.extend(spared);
@@ -364,6 +377,11 @@ pub(crate) fn document(dv: &Derivation) -> Value {
             "min_attempts": o.min_attempts,
             "keep_anecdotal": o.keep_anecdotal,
             "excluded_tools": o.excluded,
+            "already_promoted": dv.promoted.iter().map(|(d, layer)| json!({
+                "id": d.id(),
+                "layer": layer,
+                "fail_count": d.fail_count(&dv.clusters),
+            })).collect::<Vec<_>>(),
         },
         "window": o.window.to_json(),
         "caveat": CAVEAT,
@@ -381,17 +399,24 @@ pub(crate) struct Written {
     pub updated: usize,
     /// Earlier candidates left as they were.
     pub kept: usize,
+    /// Earlier candidates removed because a reviewed layer now declares them (promoted).
+    pub retired: usize,
 }
 
-/// Merge `doc` into the candidate file at `path` (created if absent) and write it.
-pub(crate) fn merge_into(path: &Path, doc: &Value) -> Result<Written> {
+/// Merge `doc` into the candidate file at `path` (created if absent) and write it, retiring
+/// the candidates whose id is in `promoted` (declared by a reviewed layer).
+pub(crate) fn merge_into(
+    path: &Path,
+    doc: &Value,
+    promoted: &BTreeMap<String, String>,
+) -> Result<Written> {
     let name = path.display().to_string();
     let existing: Option<Value> = match std::fs::read_to_string(path) {
         Ok(text) => Some(serde_json::from_str(&text).map_err(|e| Error::json(&name, e))?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(path, e)),
     };
-    let written = merge(existing.as_ref(), doc, &name)?;
+    let written = merge(existing.as_ref(), doc, &name, promoted)?;
     let text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
     let report = crate::rules::check::check_text(&name, &text);
     if !report.ok {
@@ -412,7 +437,12 @@ pub(crate) fn merge_into(path: &Path, doc: &Value) -> Result<Written> {
 }
 
 /// Merge the new document into an existing one (pure; see the module docs for the policy).
-pub(crate) fn merge(existing: Option<&Value>, new: &Value, name: &str) -> Result<Written> {
+pub(crate) fn merge(
+    existing: Option<&Value>,
+    new: &Value,
+    name: &str,
+    promoted: &BTreeMap<String, String>,
+) -> Result<Written> {
     let mut top = match existing {
         None => Map::new(),
         Some(Value::Object(m)) => m.clone(),
@@ -437,6 +467,9 @@ pub(crate) fn merge(existing: Option<&Value>, new: &Value, name: &str) -> Result
             });
         }
     };
+    let before = rules.len();
+    rules.retain(|old| !cluster_ids(old).iter().any(|id| promoted.contains_key(id)));
+    let retired = before - rules.len();
     let mut touched = vec![false; rules.len()];
     let (mut added, mut updated) = (0, 0);
     for cand in new["rules"].as_array().into_iter().flatten() {
@@ -474,6 +507,7 @@ pub(crate) fn merge(existing: Option<&Value>, new: &Value, name: &str) -> Result
         added,
         updated,
         kept,
+        retired,
     })
 }
 
@@ -560,7 +594,7 @@ mod tests {
              "clusters": [{"id": "derived-bash-psql-aaaa"}, {"id": "derived-bash-psql-cccc"}]}},
             {"id": "derived-bash-new-dddd", "tool": "Bash", "action": "monitor", "message": "DRAFT", "meta": {}}
         ]));
-        let w = merge(Some(&old), &new, "f").unwrap();
+        let w = merge(Some(&old), &new, "f", &BTreeMap::new()).unwrap();
         assert_eq!((w.added, w.updated, w.kept), (1, 1, 1));
         let rules = w.document["rules"].as_array().unwrap();
         assert_eq!(rules.len(), 3);
@@ -576,8 +610,31 @@ mod tests {
     }
 
     #[test]
+    fn merge_retires_candidates_a_reviewed_layer_declares() {
+        let old = doc(json!([
+            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor", "meta": {}},
+            {"id": "derived-bash-git-bbbb", "tool": "Bash", "action": "monitor", "meta": {}}
+        ]));
+        let promoted: BTreeMap<String, String> =
+            [("derived-bash-psql-aaaa".to_string(), "p.json".to_string())].into();
+        let w = merge(Some(&old), &doc(json!([])), "f", &promoted).unwrap();
+        assert_eq!((w.added, w.updated, w.kept, w.retired), (0, 0, 1, 1));
+        let rules = w.document["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0]["id"], "derived-bash-git-bbbb");
+    }
+
+    #[test]
     fn merge_refuses_a_file_that_is_not_a_ruleset() {
-        assert!(merge(Some(&json!([1, 2])), &doc(json!([])), "f").is_err());
-        assert!(merge(Some(&json!({"rules": "x"})), &doc(json!([])), "f").is_err());
+        assert!(merge(Some(&json!([1, 2])), &doc(json!([])), "f", &BTreeMap::new()).is_err());
+        assert!(
+            merge(
+                Some(&json!({"rules": "x"})),
+                &doc(json!([])),
+                "f",
+                &BTreeMap::new()
+            )
+            .is_err()
+        );
     }
 }

@@ -106,11 +106,12 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         .trim_start_matches("$(")
         .trim_end_matches([')', ';', '`']);
     let head = word.rsplit('/').next().unwrap_or(word);
-    // The splitter strips a program's path prefix from argv; `raw` still shows it.
+    // The splitter strips the program's path from `argv`; the source slice still shows it.
     let pathed = word.contains('/')
-        || seg.raw.split_whitespace().any(|w| {
-            w.len() > head.len() && w.ends_with(head) && w[..w.len() - head.len()].ends_with('/')
-        });
+        || seg
+            .raw
+            .split_whitespace()
+            .any(|w| w.strip_suffix(head).is_some_and(|p| p.ends_with('/')));
     if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
         return None;
     }
@@ -357,6 +358,8 @@ mod tests {
             "python3 scripts/fetch-tool.py"
         );
         assert_eq!(prog("psql postgres://h/db -c x", "").unwrap().shape, "psql");
+        // The splitter unwraps `sudo` (a `^rm\b` segment rule catches `sudo rm …`), so the
+        // program that failed is the one sudo ran.
         assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "sudo");
         assert_eq!(
             prog("fetch --entity=a b", "").unwrap().tokens,

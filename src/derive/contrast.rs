@@ -24,9 +24,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::calls::{Call, Outcome};
 use super::cluster::{Cluster, Kind};
 use super::command;
+use crate::rules::backtest::StoredCall;
 use crate::shell;
 
 /// Fewest successes of a shape before the contrast says anything.
@@ -65,7 +65,7 @@ pub(crate) struct ShapeStats {
 /// carry one of `heads` (the prefilter literals of the program clusters; other calls cannot
 /// run one of their shapes and are not split).
 pub(crate) fn shape_stats(
-    calls: &[Call],
+    calls: &[StoredCall],
     clusters: &[&Cluster],
     heads: &[u32],
 ) -> HashMap<String, ShapeStats> {
@@ -82,7 +82,8 @@ pub(crate) fn shape_stats(
     }
     let mut seen: Vec<String> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
-        if call.group != 0 || !call.literals.iter().any(|l| heads.contains(l)) {
+        // Only Bash calls carry tags (the scan's literal prefilter).
+        if !call.tags.iter().any(|l| heads.contains(l)) {
             continue;
         }
         seen.clear();
@@ -98,7 +99,7 @@ pub(crate) fn shape_stats(
             }
             let s = stats.entry(p.shape.clone()).or_default();
             s.attempts += 1;
-            if call.outcome == Outcome::Success {
+            if !call.failed {
                 s.successes += 1;
                 if s.samples.len() < MAX_SAMPLES {
                     s.samples.push(i);

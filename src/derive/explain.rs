@@ -3,7 +3,8 @@
 //! `unless` or narrowing, and the backtest of the pattern.
 //!
 //! The candidate is re-derived from the store over the window it was derived in (its
-//! `meta.window` in `$CALLUS_HOME/candidates.json` when it is there, else `--since/--until`),
+//! `meta.window` in `$CALLUS_HOME/candidates.json`, or in the reviewed ruleset it was promoted
+//! into, when it is there, else `--since/--until`),
 //! with the thresholds recorded in that file, and anecdotal clusters kept, so an id the
 //! summary listed — proposed or withheld — can always be explained while its calls are in the
 //! store. Ids are matched against every cluster folded into a candidate.
@@ -15,13 +16,14 @@ use super::contrast::{
     MIN_SUCCESSES, NARROW_FAILURE_SHARE, NARROW_SUCCESS_SHARE, UNLESS_FAILURE_SHARE,
     UNLESS_SUCCESS_SHARE,
 };
-use super::window::{Window, iso};
 use super::{Derivation, Derived, Options};
 use crate::cli::DeriveArgs;
 use crate::config::Home;
 use crate::guard::commands::{print_json, table};
 use crate::redact::redact_capped;
+use crate::rules::layers::LayerPaths;
 use crate::rules::tier;
+use crate::window::{Window, iso};
 use crate::{Error, Exit, Result};
 
 /// Most failing calls listed.
@@ -35,7 +37,9 @@ const CELL_CHARS: usize = 100;
 pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Result<Exit> {
     let mut options = Options::from_args(args)?;
     options.keep_anecdotal = true;
-    if let Some((window, generated)) = recorded(home, id) {
+    let cwd = std::env::current_dir().ok();
+    let paths = LayerPaths::resolve(home, cwd.as_deref());
+    if let Some((window, generated)) = recorded(&paths, id) {
         options.window = window;
         if let Some(n) = generated["min_count"].as_u64().filter(|n| *n > 0) {
             options.min_count = n;
@@ -44,16 +48,26 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Resul
             options.min_attempts = n;
         }
     }
+    options.reviewed = super::reviewed::load(&paths);
     let conn = super::open_store(home)?;
     let dv = super::derive(&conn, options)?;
-    let Some(d) = dv
+    // A candidate already promoted into a reviewed layer is explained too, and says where:
+    // its evidence in this window is what the reviewed rule now answers for.
+    let Some((d, promoted_in)) = dv
         .candidates
         .iter()
-        .find(|d| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
+        .map(|d| (d, None))
+        .chain(
+            dv.promoted
+                .iter()
+                .map(|(d, layer)| (d, Some(layer.as_str()))),
+        )
+        .find(|(d, _)| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
     else {
         return Err(not_found(&dv, id));
     };
-    let report = report(&dv, d);
+    let mut report = report(&dv, d);
+    report["promoted_in"] = json!(promoted_in);
     if json {
         print_json(&report);
     } else {
@@ -62,18 +76,26 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Resul
     Ok(Exit::Ok)
 }
 
-/// The window and `generated` block a candidate file recorded for `id`, if it has it.
-fn recorded(home: &Home, id: &str) -> Option<(Window, Value)> {
-    let text = std::fs::read_to_string(home.candidates_path()).ok()?;
-    let doc: Value = serde_json::from_str(&text).ok()?;
-    let rule = doc["rules"].as_array()?.iter().find(|r| {
-        r["id"] == id
-            || r["meta"]["clusters"]
-                .as_array()
-                .is_some_and(|cs| cs.iter().any(|c| c["id"] == id))
-    })?;
-    let window = Window::from_json(&rule["meta"]["window"])?;
-    Some((window, doc["generated"].clone()))
+/// The window `id` was derived in (its `meta.window`) and the `generated` block of the file
+/// that records it: the candidate file first, then the reviewed layers (a promoted candidate
+/// carries its `meta.window` along and is retired from the candidate file).
+fn recorded(paths: &LayerPaths, id: &str) -> Option<(Window, Value)> {
+    let files = std::iter::once(&paths.candidates)
+        .chain(std::iter::once(&paths.user))
+        .chain(paths.project.as_ref())
+        .chain(&paths.env);
+    files.into_iter().find_map(|file| {
+        let text = std::fs::read_to_string(file).ok()?;
+        let doc: Value = serde_json::from_str(&text).ok()?;
+        let rule = doc["rules"].as_array()?.iter().find(|r| {
+            r["id"] == id
+                || r["meta"]["clusters"]
+                    .as_array()
+                    .is_some_and(|cs| cs.iter().any(|c| c["id"] == id))
+        })?;
+        let window = Window::from_json(&rule["meta"]["window"])?;
+        Some((window, doc["generated"].clone()))
+    })
 }
 
 /// Why there is nothing to explain.
@@ -310,6 +332,12 @@ fn text(r: &Value) -> String {
     );
     if let Some(n) = r["crossfire_note"].as_str() {
         let _ = writeln!(out, "note: {n}");
+    }
+    if let Some(layer) = r["promoted_in"].as_str() {
+        let _ = writeln!(
+            out,
+            "already promoted: {layer} declares this id, so `callus derive` no longer proposes it"
+        );
     }
     let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
     out

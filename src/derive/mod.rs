@@ -1,20 +1,24 @@
 //! Derive: from recorded failures to candidate rules a reviewer would keep.
 //!
-//! The pipeline, one file per step: `window` (the half-open time window), `calls` (the
-//! store queries), `command` (what a Bash command is made of: the failing segment's program,
+//! The pipeline, one file per step, over a [`Window`] of the store: `calls` (the store
+//! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
 //! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
-//! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads),
-//! `backtest` (the real matcher over the window's calls; the tier is computed on what the
-//! pattern matches), `candidates` (the candidate document and the merge that keeps human
+//! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
+//! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
+//! report: the real matcher over the window's calls; the tier is computed on what the
+//! pattern matches), `reviewed` (candidates already promoted into a reviewed layer are not
+//! proposed again), `candidates` (the candidate document and the merge that keeps human
 //! review notes), `render` and `explain`.
+//!
+//! [`derive`] is the per-window function: `callus derive` runs it once, `report` replays it
+//! one 7-day window at a time for its funnel.
 //!
 //! Guarantees: every candidate is `action: "monitor"` and the document passes `guard check`
 //! before it is written; refused or interrupted calls are never evidence; anecdotal evidence
 //! is withheld (and reported) unless asked for; a window without any successful call yields
 //! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
-mod backtest;
 mod calls;
 mod candidates;
 mod cluster;
@@ -23,28 +27,32 @@ mod contrast;
 mod explain;
 mod pattern;
 mod render;
-pub mod window;
+mod reviewed;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::Connection;
 
 use crate::cli::{DeriveArgs, DeriveCommand};
 use crate::config::Home;
-use crate::rules::tier::{self, Tier};
+use crate::rules::backtest::{self, Backtest, Scan, Target};
+use crate::rules::layers::LayerPaths;
+use crate::rules::tier::Tier;
+use crate::window::Window;
 use crate::{Error, Exit, Result};
 
-use backtest::{Backtest, Target};
-use calls::{Failure, Scan};
+use calls::Failure;
 use cluster::{Cluster, Kind};
 use contrast::{Contrast, ShapeStats};
 use pattern::Proposal;
-use window::Window;
 
 /// Tools left out by default (spec §6.1): reading and bookkeeping tools whose failures say
 /// nothing about a command. `Bash` is never among them.
 pub const DEFAULT_EXCLUDED: &[&str] =
     &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
+
+/// Fewest failures a cluster needs by default (`--min-count`).
+pub const DEFAULT_MIN_COUNT: u64 = 3;
 
 /// What to derive from.
 #[derive(Debug, Clone)]
@@ -59,13 +67,30 @@ pub struct Options {
     pub keep_anecdotal: bool,
     /// Tool-name globs to leave out.
     pub excluded: Vec<String>,
+    /// Rule ids declared in a reviewed layer (user, project, `$CALLUS_RULES`), with where:
+    /// a candidate promoted there is not proposed again (see `reviewed`).
+    pub reviewed: BTreeMap<String, String>,
 }
 
 impl Options {
+    /// Derive's defaults over `window`: `--min-count 3 --min-attempts 5`, anecdotal clusters
+    /// withheld, the default exclusions, no reviewed layer consulted.
+    #[must_use]
+    pub fn new(window: Window) -> Self {
+        Options {
+            window,
+            min_count: DEFAULT_MIN_COUNT,
+            min_attempts: crate::rules::tier::MIN_ATTEMPTS,
+            keep_anecdotal: false,
+            excluded: DEFAULT_EXCLUDED.iter().map(|s| (*s).to_string()).collect(),
+            reviewed: BTreeMap::new(),
+        }
+    }
+
     /// Options from the command line, with the window resolved against now.
     pub fn from_args(args: &DeriveArgs) -> Result<Self> {
         let window = Window::parse(&args.since, args.until.as_deref(), crate::store::now_ms())?;
-        let mut excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| (*s).to_string()).collect();
+        let Options { mut excluded, .. } = Options::new(window);
         for t in &args.exclude_tool {
             if !excluded.contains(t) {
                 excluded.push(t.clone());
@@ -81,6 +106,7 @@ impl Options {
             min_attempts: args.min_attempts,
             keep_anecdotal: args.keep_anecdotal,
             excluded,
+            reviewed: BTreeMap::new(),
         })
     }
 
@@ -137,6 +163,9 @@ pub(crate) struct Derivation {
     pub candidates: Vec<Derived>,
     /// Anecdotal clusters withheld.
     pub withheld: Vec<Derived>,
+    /// Candidates not proposed again because a reviewed layer already declares their id,
+    /// with that layer's file.
+    pub promoted: Vec<(Derived, String)>,
     /// Clusters at or above the threshold that ran only builtins (indices into `clusters`).
     pub unpatterned: Vec<usize>,
     /// Clusters below `min_count`.
@@ -145,7 +174,7 @@ pub(crate) struct Derivation {
     pub no_denominator: bool,
 }
 
-/// Run derive over the store.
+/// Run derive over one window of the store (nothing is written).
 pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> {
     let failures: Vec<Failure> = calls::failures(conn, &options.window)?
         .into_iter()
@@ -222,31 +251,30 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             None => folded.push((vec![i], p, k)),
         }
     }
-    let skeletons: Vec<serde_json::Value> = folded
+    let skeletons: Vec<serde_json::Map<String, serde_json::Value>> = folded
         .iter()
         .map(|(idx, p, _)| candidates::skeleton(&clusters[idx[0]], p))
         .collect();
     let rules = skeletons
         .iter()
-        .map(backtest::rule_of)
+        .map(|s| backtest::probe(s, "derived candidate"))
         .collect::<Result<Vec<_>>>()?;
+    // Every pattern derive writes requires its literal in what it matches, and the scan tagged
+    // each Bash call with the literals its text holds: a candidate is only tried on calls
+    // carrying its literal (see `meta.backtest.scope`).
     let targets: Vec<Target<'_>> = folded
         .iter()
         .zip(&rules)
-        .map(|((idx, p, _), rule)| {
-            let c = &clusters[idx[0]];
-            Target {
-                rule,
-                group: groups.iter().position(|g| *g == c.group.glob).unwrap_or(0),
-                literal: p
-                    .literal
-                    .as_ref()
-                    .and_then(|l| literals.iter().position(|x| x == l))
-                    .map(|p| p as u32),
-            }
+        .map(|((_, p, _), rule)| Target {
+            rule,
+            tag: p
+                .literal
+                .as_ref()
+                .and_then(|l| literals.iter().position(|x| x == l))
+                .map(|p| p as u32),
         })
         .collect();
-    let backtests = backtest::run(&targets, &scan.calls);
+    let backtests = backtest::backtests(&targets, &scan.calls);
     let mut derivation = Derivation {
         options,
         failures,
@@ -255,6 +283,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         shapes,
         candidates: Vec::new(),
         withheld: Vec::new(),
+        promoted: Vec::new(),
         unpatterned,
         below_min,
         no_denominator,
@@ -263,7 +292,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         let (tier, rate, attempts) = if derivation.no_denominator {
             (Tier::Unknown, None, None)
         } else {
-            let (t, r) = tier::classify(b.failures, b.matched, derivation.options.min_attempts);
+            let (t, r) = b.tier_with(derivation.options.min_attempts);
             (t, r, Some(b.matched))
         };
         let mut d = Derived {
@@ -277,7 +306,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             rule: serde_json::Value::Null,
         };
         d.rule = candidates::candidate(&derivation, &d, rule);
-        if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
+        if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
+            derivation.promoted.push((d, layer));
+        } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
             derivation.withheld.push(d);
         } else {
             derivation.candidates.push(d);
@@ -291,6 +322,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     };
     derivation.candidates.sort_by_cached_key(order);
     derivation.withheld.sort_by_cached_key(order);
+    derivation.promoted.sort_by_cached_key(|(d, _)| order(d));
     Ok(derivation)
 }
 
@@ -307,7 +339,9 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
     if let Some(DeriveCommand::Explain { id, json }) = &args.command {
         return explain::run(&home, args, id, *json);
     }
-    let options = Options::from_args(args)?;
+    let mut options = Options::from_args(args)?;
+    let cwd = std::env::current_dir().ok();
+    options.reviewed = reviewed::load(&LayerPaths::resolve(&home, cwd.as_deref()));
     let conn = open_store(&home)?;
     let derivation = derive(&conn, options)?;
     if derivation.no_denominator && !derivation.candidates.is_empty() {
@@ -323,7 +357,11 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
         (None, false) => Some(home.candidates_path()),
     };
     let written = match &target {
-        Some(path) => Some(candidates::merge_into(path, &document)?),
+        Some(path) => Some(candidates::merge_into(
+            path,
+            &document,
+            &derivation.options.reviewed,
+        )?),
         None => None,
     };
     if args.json {
@@ -333,12 +371,13 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
     }
     if let (Some(path), Some(w)) = (&target, &written) {
         eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs)",
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted)",
             derivation.candidates.len(),
             path.display(),
             w.added,
             w.updated,
-            w.kept
+            w.kept,
+            w.retired
         );
     }
     Ok(Exit::Ok)

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 
 use super::candidates::{CAVEAT, Written};
 use super::cluster::Kind;
-use super::window::iso;
 use super::{Derivation, Derived};
 use crate::guard::commands::table;
 use crate::rules::tier;
+use crate::window::iso;
 
 /// Most withheld clusters listed by name.
 const MAX_WITHHELD_LISTED: usize = 10;
@@ -24,10 +24,16 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
     let o = &dv.options;
     let days = o.window.days();
     let mut out = String::new();
-    if dv.candidates.is_empty() {
+    if dv.candidates.is_empty() && dv.promoted.is_empty() {
         let _ = writeln!(
             out,
             "No recurring failures (>= {} in {days}d). Nothing to propose.",
+            o.min_count
+        );
+    } else if dv.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "No new candidate rule: every recurring failure (>= {} in {days}d) is already promoted.",
             o.min_count
         );
     } else {
@@ -89,6 +95,38 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
         let _ = writeln!(
             out,
             "  (re-run with --keep-anecdotal to propose them anyway, capped at monitor)"
+        );
+    }
+    if !dv.promoted.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} recurring cluster(s) already promoted into a reviewed ruleset, not proposed again \
+             (`callus guard prune` measures them against their promotion date):",
+            dv.promoted.len()
+        );
+        for (d, layer) in dv.promoted.iter().take(MAX_WITHHELD_LISTED) {
+            let _ = writeln!(
+                out,
+                "  · {}  {}x in {days}d  ({layer})",
+                d.id(),
+                d.fail_count(&dv.clusters)
+            );
+        }
+        if dv.promoted.len() > MAX_WITHHELD_LISTED {
+            let _ = writeln!(
+                out,
+                "  · … and {} more",
+                dv.promoted.len() - MAX_WITHHELD_LISTED
+            );
+        }
+    }
+    if let Some(w) = written
+        && w.retired > 0
+    {
+        let _ = writeln!(
+            out,
+            "\n{} earlier candidate(s) were retired from the candidate file: a reviewed ruleset now declares them.",
+            w.retired
         );
     }
     if !dv.unpatterned.is_empty() {

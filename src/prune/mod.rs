@@ -1,7 +1,7 @@
 //! Prune: a lifecycle verdict for every active rule, from its firings and measured outcomes.
 //!
 //! For each rule of every layer (starter, user, project, env, candidates) prune reads, from
-//! the store: its firings in the window (the audit chain, [`window`]); the outcome of each call
+//! the store: its firings in the window (the audit chain, [`firings`]); the outcome of each call
 //! it nudged or monitored (joined to `tool_calls` by `tool_use_id`); the evidence tier of the
 //! calls it matches in the window, re-evaluated with the real matcher; and, when its promotion
 //! date falls inside the recorded history, the failure rate of its matched calls before and
@@ -12,9 +12,9 @@
 //! evidence", and the rendering says so loudly (callusguard spec §7.4).
 
 pub mod effect;
+pub mod firings;
 pub mod render;
 pub mod verdict;
-pub mod window;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -27,10 +27,11 @@ use crate::config::Home;
 use crate::rules::backtest::{Backtest, load_calls, matching, summarize};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{Action, RuleSet};
+use crate::window::{Window, iso};
 use crate::{Error, Exit, Result};
 use effect::{Effect, Span};
+use firings::Firings;
 use verdict::{Facts, TierSource, Verdict};
-use window::Firings;
 
 /// What happened to the calls a rule nudged or only monitored (they ran).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -151,14 +152,16 @@ pub fn build(
     days: u32,
     now: DateTime<Utc>,
 ) -> Result<Report> {
-    let since = now - chrono::Duration::days(i64::from(days));
+    let window = Window::last_days(days, now.timestamp_millis());
     let (firings, calls) = match conn {
-        Some(c) => (window::read(c, since)?, load_calls(c, None, None)?),
+        Some(c) => (
+            firings::read(c, window.since_ms)?,
+            load_calls(c, None, None)?,
+        ),
         None => (Firings::default(), Vec::new()),
     };
     let span = Span::of(&calls);
-    let since_ms = since.timestamp_millis();
-    let first_in_window = calls.partition_point(|c| c.started_ms < since_ms);
+    let first_in_window = calls.partition_point(|c| c.started_ms < window.since_ms);
     // A promoted candidate may still be listed in candidates.json: the first declaration wins.
     let mut seen = HashSet::new();
     let active: Vec<_> = rules
@@ -228,7 +231,7 @@ pub fn build(
         layers: rules.layers.iter().map(crate::rules::Layer::name).collect(),
         store: store.to_string(),
         window_days: days,
-        since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        since: iso(window.since_ms),
         events_in_window: firings.events_in_window,
         events_total: firings.events_total,
         undated_events: firings.undated,
@@ -256,7 +259,7 @@ fn measured_or_meta_tier(
 }
 
 /// Join the nudge/monitor firings of a rule to the outcome of their calls.
-fn followed(conn: &Connection, tally: &window::Tally) -> Result<Followed> {
+fn followed(conn: &Connection, tally: &firings::Tally) -> Result<Followed> {
     let mut stmt = conn
         .prepare_cached("SELECT status FROM tool_calls WHERE tool_use_id = ?1")
         .map_err(|e| Error::sql("join firings to outcomes", e))?;

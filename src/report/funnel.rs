@@ -1,28 +1,28 @@
-//! The derivation funnel: derive replayed one 7-day window at a time over the report period,
-//! with attempt counts, so tiers are real and anecdotal clusters are withheld exactly as a
-//! weekly `callus derive` would (callusguard's report ran derive without denominators, so every
-//! cluster tiered unknown and nothing was withheld: spec §15.1 item 58).
+//! The derivation funnel: `callus derive` replayed one 7-day window at a time over the report
+//! period, so each window's candidates, tiers and withheld clusters are exactly what a weekly
+//! `callus derive` run would have produced then (callusguard's report ran derive without
+//! denominators, so every cluster tiered unknown and nothing was withheld: spec §15.1
+//! item 58).
 //!
-//! The replay groups each window's failures as derive does: Bash by (command shape of the
-//! failing segment, error signature) as recorded by the recorder, other tools by tool group
-//! (MCP: per server), with the attempt denominator every settled call of that shape or group in
-//! the window. A candidate's identity is that grouping key, which is what derive's stable ids
-//! are made of, so `unique` counts each recurring failure once however many windows it
-//! recurs in. (When `derive` exposes its window function, the replay should call it instead.)
+//! Each window is a call to derive's own per-window function (`derive::derive`) with
+//! derive's default thresholds and exclusions: the same failing-segment clustering, the same
+//! backtest of each candidate's pattern, the same tier on what the pattern matches. Nothing is
+//! written. A candidate's identity is its id, which derive derives from the cluster (tool
+//! group, shape, signature) and never from counts, so `unique` counts each recurring failure
+//! once however many windows it recurs in. The replay does not skip candidates that were
+//! promoted since: a weekly run in that window would have proposed them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
-use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::rules::tier::{self, Tier};
-use crate::{Error, Result};
+use crate::Result;
+use crate::derive::{self, Options};
+use crate::window::{DAY_MS, Window, date};
 
 /// Length of one replayed window.
 pub const WINDOW_DAYS: i64 = 7;
-/// Tools derive leaves out by default (spec §6.1).
-pub const EXCLUDED_TOOLS: &[&str] = &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
 
 /// Replay settings (derive's defaults).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -36,8 +36,8 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            min_count: 3,
-            min_attempts: tier::MIN_ATTEMPTS,
+            min_count: derive::DEFAULT_MIN_COUNT,
+            min_attempts: crate::rules::tier::MIN_ATTEMPTS,
         }
     }
 }
@@ -45,19 +45,23 @@ impl Default for Settings {
 /// One candidate a window proposed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Proposal {
-    /// Grouping key: `Bash <shape> | <signature>` or the tool group.
-    pub key: String,
-    /// Failures in the window.
+    /// The candidate id, as `callus derive` names it.
+    pub id: String,
+    /// The rule's tool glob.
+    pub tool: String,
+    /// Its first pattern (`None` for a tool-wide candidate).
+    pub pattern: Option<String>,
+    /// Failures in the clusters behind it.
     pub fail_count: u64,
-    /// Settled calls of the shape or group in the window.
-    pub attempt_count: u64,
-    /// Evidence tier.
+    /// Calls its pattern matches in the window (`None` without a denominator).
+    pub attempt_count: Option<u64>,
+    /// Evidence tier of what it matches.
     pub tier: &'static str,
 }
 
 /// One replayed window.
 #[derive(Debug, Clone, Serialize)]
-pub struct Window {
+pub struct Week {
     /// Start (inclusive), `YYYY-MM-DD`.
     pub start: String,
     /// Candidates proposed.
@@ -84,54 +88,11 @@ pub struct Funnel {
     /// Windows that proposed nothing.
     pub empty_windows: u64,
     /// Per window.
-    pub rows: Vec<Window>,
+    pub rows: Vec<Week>,
 }
 
-struct Row {
-    tool: String,
-    shape: String,
-    signature: String,
-    failed: bool,
-    started_ms: i64,
-}
-
-fn tool_group(tool: &str) -> String {
-    let parts: Vec<&str> = tool.split("__").collect();
-    if tool.starts_with("mcp__") && parts.len() >= 3 && !parts[1].is_empty() {
-        format!("mcp__{}__*", parts[1])
-    } else {
-        tool.to_string()
-    }
-}
-
-/// Replay derive over `[since, until)`.
-pub fn replay(
-    conn: &Connection,
-    since: DateTime<Utc>,
-    until: DateTime<Utc>,
-    settings: Settings,
-) -> Result<Funnel> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT tool, coalesce(shape, ''), coalesce(signature, ''), status, started_ms
-             FROM tool_calls
-             WHERE status IN ('success', 'failure') AND started_ms >= ?1 AND started_ms < ?2",
-        )
-        .map_err(|e| Error::sql("read calls for the funnel", e))?;
-    let rows = stmt
-        .query_map([since.timestamp_millis(), until.timestamp_millis()], |r| {
-            Ok(Row {
-                tool: r.get(0)?,
-                shape: r.get(1)?,
-                signature: r.get(2)?,
-                failed: r.get::<_, String>(3)? == "failure",
-                started_ms: r.get(4)?,
-            })
-        })
-        .map_err(|e| Error::sql("read calls for the funnel", e))?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(|e| Error::sql("read calls for the funnel", e))?;
-    let step = chrono::Duration::days(WINDOW_DAYS);
+/// Replay derive over `period`, one [`WINDOW_DAYS`]-day window at a time.
+pub fn replay(conn: &Connection, period: &Window, settings: Settings) -> Result<Funnel> {
     let mut funnel = Funnel {
         settings,
         proposed: 0,
@@ -141,89 +102,44 @@ pub fn replay(
         empty_windows: 0,
         rows: Vec::new(),
     };
-    let mut unique = HashSet::new();
-    let mut start = since;
-    while start < until {
-        let end = (start + step).min(until);
-        let (s, e) = (start.timestamp_millis(), end.timestamp_millis());
-        let in_window = rows
-            .iter()
-            .filter(|r| r.started_ms >= s && r.started_ms < e);
-        let w = derive_window(in_window, settings, &mut unique);
+    let mut unique: HashSet<String> = HashSet::new();
+    for window in period.steps(WINDOW_DAYS * DAY_MS) {
+        let options = Options {
+            min_count: settings.min_count,
+            min_attempts: settings.min_attempts,
+            ..Options::new(window)
+        };
+        let dv = derive::derive(conn, options)?;
+        let proposed = dv.candidates.len() as u64;
+        let withheld = dv.withheld.len() as u64;
         funnel.windows += 1;
-        funnel.proposed += w.0.len() as u64;
-        funnel.withheld += w.1;
-        if w.0.is_empty() {
+        funnel.proposed += proposed;
+        funnel.withheld += withheld;
+        if proposed == 0 {
             funnel.empty_windows += 1;
         }
-        let mut top = w.0;
-        top.sort_by(|a, b| b.fail_count.cmp(&a.fail_count).then(a.key.cmp(&b.key)));
-        let proposed = top.len() as u64;
-        top.truncate(3);
-        funnel.rows.push(Window {
-            start: start.format("%Y-%m-%d").to_string(),
+        unique.extend(dv.candidates.iter().map(|d| d.id().to_string()));
+        // Derive lists its candidates largest first.
+        let top = dv
+            .candidates
+            .iter()
+            .take(3)
+            .map(|d| Proposal {
+                id: d.id().to_string(),
+                tool: d.rule["tool"].as_str().unwrap_or_default().to_string(),
+                pattern: d.proposal.any.first().cloned(),
+                fail_count: d.fail_count(&dv.clusters) as u64,
+                attempt_count: d.attempts,
+                tier: d.tier.label(),
+            })
+            .collect();
+        funnel.rows.push(Week {
+            start: date(window.since_ms),
             proposed,
-            withheld: w.1,
+            withheld,
             top,
         });
-        start = end;
     }
     funnel.unique = unique.len() as u64;
     Ok(funnel)
-}
-
-/// One window's candidates and the number withheld as anecdotal.
-fn derive_window<'a>(
-    rows: impl Iterator<Item = &'a Row>,
-    settings: Settings,
-    unique: &mut HashSet<String>,
-) -> (Vec<Proposal>, u64) {
-    // (fails, attempts) per Bash (shape, signature) cluster and per shape; per tool group.
-    let mut clusters: BTreeMap<(String, String), u64> = BTreeMap::new();
-    let mut shape_attempts: BTreeMap<String, u64> = BTreeMap::new();
-    let mut groups: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for r in rows.filter(|r| !EXCLUDED_TOOLS.contains(&r.tool.as_str())) {
-        if r.tool == "Bash" {
-            if r.shape.is_empty() {
-                continue;
-            }
-            *shape_attempts.entry(r.shape.clone()).or_default() += 1;
-            if r.failed {
-                *clusters
-                    .entry((r.shape.clone(), r.signature.clone()))
-                    .or_default() += 1;
-            }
-        } else {
-            let g = groups.entry(tool_group(&r.tool)).or_default();
-            g.1 += 1;
-            g.0 += u64::from(r.failed);
-        }
-    }
-    let mut out = Vec::new();
-    let mut withheld = 0;
-    let candidates = clusters
-        .into_iter()
-        .map(|((shape, sig), fails)| {
-            let attempts = shape_attempts.get(&shape).copied().unwrap_or(0);
-            (format!("Bash {shape} | {sig}"), fails, attempts)
-        })
-        .chain(groups.into_iter().map(|(g, (f, a))| (g, f, a)));
-    for (key, fails, attempts) in candidates {
-        if fails < settings.min_count {
-            continue;
-        }
-        let (t, _) = tier::classify(fails, attempts, settings.min_attempts);
-        if t == Tier::Anecdotal {
-            withheld += 1;
-            continue;
-        }
-        unique.insert(key.clone());
-        out.push(Proposal {
-            key,
-            fail_count: fails,
-            attempt_count: attempts,
-            tier: t.label(),
-        });
-    }
-    (out, withheld)
 }

@@ -2,8 +2,9 @@
 //! was promoted, and whether each promoted rule changed the failure rate of the calls it
 //! matches (callusguard spec §12, with its defects fixed: spec §15.1 items 57–58).
 //!
-//! Guarantees: the period is half-open `[since, until)` and applies to every total (sessions
-//! included); the funnel replays derive with attempt counts ([`funnel`]); the promotion rate
+//! Guarantees: the period is half-open `[since, until)` ([`crate::window`]: a `--since`
+//! duration counts back from `--until`) and applies to every total (sessions included); the
+//! funnel replays `callus derive` itself, one 7-day window at a time ([`funnel`]); the promotion rate
 //! divides by unique candidates; the effect table covers every promoted rule (`meta.promoted`)
 //! of every layer, re-evaluated with the real matcher, with attempt counts, a two-proportion
 //! test, the change in attempt volume and a reading ([`crate::prune::effect`]). Output is a
@@ -11,11 +12,9 @@
 
 pub mod funnel;
 pub mod html;
-pub mod period;
 
 use std::fmt::Write as _;
 
-use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -25,6 +24,7 @@ use crate::prune::effect::{self, Effect, Span};
 use crate::rules::backtest::{load_calls, matching};
 use crate::rules::layers::{LayerKind, LayerPaths};
 use crate::rules::{Action, RuleSet};
+use crate::window::{DAY_MS, Window, iso};
 use crate::{Error, Exit, Result};
 use funnel::Funnel;
 
@@ -109,30 +109,21 @@ pub fn run(args: &ReportArgs) -> Result<Exit> {
     let home = Home::from_env();
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
-    let now = Utc::now();
     let conn = crate::store::open_existing(&home.db_path())?;
-    let until = match &args.until {
-        Some(s) => period::parse_point(s, now)?,
-        None => now,
-    };
-    let since = match &args.since {
-        Some(s) => period::parse_point(s, now)?,
-        None => first_call(conn.as_ref())?.unwrap_or(until - chrono::Duration::days(30)),
-    };
-    if since >= until {
-        return Err(Error::Invalid(format!(
-            "--since {} is not before --until {}",
-            since.to_rfc3339(),
-            until.to_rfc3339()
-        )));
-    }
+    let first = first_call(conn.as_ref())?;
+    let period = Window::resolve(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        crate::store::now_ms(),
+        |until_ms| first.unwrap_or(until_ms - 30 * DAY_MS),
+    )?;
     if conn.is_none() {
         eprintln!(
             "callus: no store at {}: the report has nothing recorded to count",
             home.db_path().display()
         );
     }
-    let report = build(&rules, conn.as_ref(), since, until)?;
+    let report = build(&rules, conn.as_ref(), &period)?;
     if let Some(path) = &args.html {
         let page = html::render(&report);
         std::fs::write(path, page).map_err(|e| Error::io(path, e))?;
@@ -147,35 +138,24 @@ pub fn run(args: &ReportArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-fn first_call(conn: Option<&Connection>) -> Result<Option<DateTime<Utc>>> {
+/// When the first recorded call started (Unix ms), if anything was recorded.
+fn first_call(conn: Option<&Connection>) -> Result<Option<i64>> {
     let Some(conn) = conn else { return Ok(None) };
-    let ms: Option<i64> = conn
-        .query_row(
-            "SELECT min(started_ms) FROM tool_calls WHERE started_ms IS NOT NULL",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(|e| Error::sql("read first call", e))?;
-    Ok(ms.and_then(DateTime::from_timestamp_millis))
+    conn.query_row(
+        "SELECT min(started_ms) FROM tool_calls WHERE started_ms IS NOT NULL",
+        [],
+        |r| r.get(0),
+    )
+    .map_err(|e| Error::sql("read first call", e))
 }
 
-/// Build the report over `[since, until)`.
-pub fn build(
-    rules: &RuleSet,
-    conn: Option<&Connection>,
-    since: DateTime<Utc>,
-    until: DateTime<Utc>,
-) -> Result<Report> {
-    let (s, u) = (since.timestamp_millis(), until.timestamp_millis());
+/// Build the report over `period`.
+pub fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
+    let (s, u) = (period.since_ms, period.until_ms);
     let (totals, funnel, calls) = match conn {
         Some(c) => (
             totals(c, s, u)?,
-            Some(funnel::replay(
-                c,
-                since,
-                until,
-                funnel::Settings::default(),
-            )?),
+            Some(funnel::replay(c, period, funnel::Settings::default())?),
             load_calls(c, Some(s), Some(u))?,
         ),
         None => (Totals::default(), None, Vec::new()),
@@ -223,8 +203,8 @@ pub fn build(
         .filter(|f| f.unique > 0)
         .map(|f| promoted.derived as f64 / f.unique as f64);
     Ok(Report {
-        since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        until: until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        since: iso(s),
+        until: iso(u),
         days: (u - s) as f64 / 86_400_000.0,
         totals,
         funnel,
@@ -322,7 +302,14 @@ pub fn text(r: &Report) -> String {
             let top: Vec<String> = w
                 .top
                 .iter()
-                .map(|p| format!("{}x {}", p.fail_count, p.key))
+                .map(|p| {
+                    format!(
+                        "{}x {} {}",
+                        p.fail_count,
+                        p.tool,
+                        p.pattern.as_deref().unwrap_or("(tool-wide)")
+                    )
+                })
                 .collect();
             let line = format!(
                 "  {}  {:>3} candidate(s)  {}",

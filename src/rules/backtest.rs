@@ -1,62 +1,66 @@
-//! Backtest: run a rule's real matcher over the tool calls the store recorded.
+//! Backtest: run rules, with the guard's own matcher, over the tool calls the store recorded.
 //!
-//! This is the one place a rule meets recorded history: promote re-runs it when a pattern
-//! changes, prune and report split its matched population at a promotion date. Only settled
-//! calls count (`success`, `failure`): a pending, interrupted or denied call is neither an
-//! attempt nor a failure of its shape. Matching is [`Rule::fires`] itself — `unless`,
-//! `match: segment`, `norm`, flags and all — so a backtest can never disagree with the guard.
+//! This is the one place a rule meets recorded history. `derive` backtests every candidate it
+//! proposes (the tier is computed on what the pattern matches), `rules promote` re-runs the
+//! backtest when `--pattern`/`--unless` change what a rule matches, and `guard prune` and
+//! `report` split a rule's matched population at its promotion date. So a candidate's
+//! evidence, a promotion's evidence and a measured effect are always the same computation.
 //!
-//! The store keeps a redacted command for Bash and a redacted summary of the input for other
-//! tools. A summary that is a JSON object is used as the tool input; any other text is placed
-//! at the rule's own `field`, which is where the recorder took it from.
+//! Only settled calls count (`success`, `failure`): a pending, interrupted or denied call is
+//! neither an attempt nor a failure of its shape. Matching is [`Rule::fires`] itself —
+//! `unless`, `match: segment`, `norm`, flags and all — so a backtest can never disagree with
+//! the guard. The store keeps a redacted command for Bash and a redacted summary of the input
+//! for other tools: a summary that is a JSON object is used as the tool input, any other text
+//! is placed at each rule's `field`, which is where the recorder took it from.
+//!
+//! Built for stores of millions of calls: [`scan`] streams the window once and keeps only the
+//! calls its caller's filter wants, tagging each with the prefilter literals its text holds;
+//! [`run`] visits each call once, splitting and lowercasing it once for every rule, and tries
+//! a rule only on calls of its tool and, when the rule names a tag, only on calls carrying it
+//! (derive tags each call with the literal every one of its patterns requires).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, params};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::tier::{self, Tier};
 use super::{Rule, Subject};
+use crate::window::{Window, iso};
 use crate::{Error, Result};
+
+/// Most crossfire samples kept per rule.
+pub const MAX_CROSSFIRE_SAMPLES: usize = 5;
 
 /// One settled tool call as the store holds it.
 #[derive(Debug, Clone)]
 pub struct StoredCall {
-    /// The join key to the audit chain.
-    pub tool_use_id: String,
-    /// The session, when known.
-    pub session_id: Option<String>,
     /// The tool name.
     pub tool: String,
-    /// The redacted command (or input summary).
+    /// The redacted command (Bash) or input summary.
     pub command: String,
     /// Whether the call failed (else it succeeded).
     pub failed: bool,
     /// When it started, Unix milliseconds UTC.
     pub started_ms: i64,
-    /// The command as a tool input, when it is a JSON object.
-    parsed: Option<Value>,
+    /// The session, interned per scan (equal ids, equal sessions).
+    pub session: Option<u32>,
+    /// Prefilter tags the scan's filter attached (see [`Target::tag`]); usually empty.
+    pub tags: Vec<u32>,
 }
 
 impl StoredCall {
-    /// A call built by hand (tests, fixtures).
+    /// A call built by hand (tests, fixtures, example checks).
     #[must_use]
-    pub fn new(
-        tool_use_id: &str,
-        tool: &str,
-        command: &str,
-        failed: bool,
-        started_ms: i64,
-    ) -> Self {
+    pub fn new(tool: &str, command: &str, failed: bool, started_ms: i64) -> Self {
         StoredCall {
-            tool_use_id: tool_use_id.to_string(),
-            session_id: None,
             tool: tool.to_string(),
             command: command.to_string(),
             failed,
             started_ms,
-            parsed: parse_object(command),
+            session: None,
+            tags: Vec::new(),
         }
     }
 
@@ -68,8 +72,10 @@ impl StoredCall {
 
     /// The tool input rules see: the stored JSON object, or the text at each of `fields`.
     fn input(&self, fields: &[&str]) -> Value {
-        if let Some(v) = &self.parsed {
-            return v.clone();
+        if self.command.trim_start().starts_with('{')
+            && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(&self.command)
+        {
+            return v;
         }
         let mut input = Value::Object(Map::new());
         for f in fields {
@@ -77,15 +83,6 @@ impl StoredCall {
         }
         input
     }
-}
-
-fn parse_object(command: &str) -> Option<Value> {
-    if !command.trim_start().starts_with('{') {
-        return None;
-    }
-    serde_json::from_str::<Value>(command)
-        .ok()
-        .filter(Value::is_object)
 }
 
 /// Set `text` at the dotted `field` of `input`, creating objects on the way (an existing
@@ -106,67 +103,226 @@ fn put(input: &mut Value, field: &str, text: &str) {
     }
 }
 
-/// For each rule, the indices of the calls it fires on. Calls are the outer loop so each
-/// call's text, lowercase copy and shell split are computed once and shared by every rule.
-#[must_use]
-pub fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
-    let mut fields: Vec<&str> = rules.iter().map(|r| r.field.as_str()).collect();
-    fields.sort_unstable();
-    fields.dedup();
-    let mut out = vec![Vec::new(); rules.len()];
-    for (i, call) in calls.iter().enumerate() {
-        let wanted: Vec<usize> = (0..rules.len())
-            .filter(|&r| super::glob::matches(&rules[r].tool, &call.tool))
-            .collect();
-        if wanted.is_empty() {
+/// Parse one rule object the way the guard will, for a backtest: as a monitor rule (action,
+/// message and meta play no part in what a rule matches) with every pattern compiled, so a
+/// pattern that cannot compile is an error here rather than a rule that silently never fires.
+pub fn probe(rule: &Map<String, Value>, file: &str) -> Result<Rule> {
+    let mut probe = rule.clone();
+    probe.insert("action".into(), json!("monitor"));
+    probe.remove("meta");
+    probe.remove("examples");
+    let parsed = super::document_from_value(file, &json!({ "rules": [probe] }))?
+        .rules
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Invalid(format!("{file}: the rule did not parse")))?;
+    for p in parsed.any.iter().chain(&parsed.unless) {
+        p.compile().map_err(|e| Error::Ruleset {
+            file: file.to_string(),
+            rule: Some(parsed.id.clone()),
+            field: Some("any/unless".into()),
+            msg: format!("bad regex '{}': {e}", p.source()),
+        })?;
+    }
+    Ok(parsed)
+}
+
+/// What a [`scan`] kept and counted.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The calls kept, oldest first.
+    pub calls: Vec<StoredCall>,
+    /// Settled calls in the window (kept or not).
+    pub settled: u64,
+    /// Successful calls in the window (kept or not): zero means no denominator.
+    pub successes: u64,
+}
+
+/// Stream the settled calls that started in `window` (all of history when `None`), keeping
+/// those `keep(tool, command, tags)` accepts; `keep` may push prefilter tags for the call
+/// into `tags` (cleared before each call). Calls without a start time cannot be placed in
+/// time and are left out. The kept calls come back oldest first.
+pub fn scan(
+    conn: &Connection,
+    window: Option<&Window>,
+    mut keep: impl FnMut(&str, &str, &mut Vec<u32>) -> bool,
+) -> Result<Scan> {
+    let (since, until) = window.map_or((i64::MIN, i64::MAX), |w| (w.since_ms, w.until_ms));
+    let err = |e| Error::sql("scan tool calls", e);
+    // `+started_ms` keeps SQLite from walking the time index row by row when the window covers
+    // most of the store; a narrow window in a large store still uses it.
+    let sql = if covers_most(conn, since, until)? {
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms FROM tool_calls
+         WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure')"
+    } else {
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms FROM tool_calls
+         WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure')"
+    };
+    let mut stmt = conn.prepare(sql).map_err(err)?;
+    let mut rows = stmt.query(params![since, until]).map_err(err)?;
+    let mut out = Scan::default();
+    let mut sessions: HashMap<String, u32> = HashMap::new();
+    let mut tags: Vec<u32> = Vec::new();
+    while let Some(row) = rows.next().map_err(err)? {
+        let failed = row.get_ref(1).map_err(err)?.as_str().unwrap_or_default() == "failure";
+        out.settled += 1;
+        out.successes += u64::from(!failed);
+        let tool = row.get_ref(0).map_err(err)?.as_str().unwrap_or_default();
+        let command = row.get_ref(2).map_err(err)?.as_str().unwrap_or_default();
+        tags.clear();
+        if !keep(tool, command, &mut tags) {
             continue;
         }
-        let input = call.input(&fields);
+        let (tool, command) = (tool.to_string(), command.to_string());
+        let session: Option<String> = row.get(3).map_err(err)?;
+        let session = session.map(|s| {
+            let next = sessions.len() as u32;
+            *sessions.entry(s).or_insert(next)
+        });
+        out.calls.push(StoredCall {
+            tool,
+            command,
+            failed,
+            started_ms: row.get(4).map_err(err)?,
+            session,
+            tags: tags.clone(),
+        });
+    }
+    out.calls.sort_by(|a, b| {
+        (a.started_ms, &a.command, a.failed).cmp(&(b.started_ms, &b.command, b.failed))
+    });
+    Ok(out)
+}
+
+/// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
+/// oldest first.
+pub fn load_calls(
+    conn: &Connection,
+    from_ms: Option<i64>,
+    until_ms: Option<i64>,
+) -> Result<Vec<StoredCall>> {
+    let window = Window {
+        since_ms: from_ms.unwrap_or(i64::MIN),
+        until_ms: until_ms.unwrap_or(i64::MAX),
+    };
+    Ok(scan(conn, Some(&window), |_, _, _| true)?.calls)
+}
+
+/// Does `[since, until)` hold more than a third of the store? (Then a table scan beats the
+/// time index.)
+fn covers_most(conn: &Connection, since: i64, until: i64) -> Result<bool> {
+    if since == i64::MIN && until == i64::MAX {
+        return Ok(true);
+    }
+    let (inside, total): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM tool_calls WHERE started_ms >= ?1 AND started_ms < ?2),
+                    (SELECT count(*) FROM tool_calls)",
+            params![since, until],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| Error::sql("size the window", e))?;
+    Ok(inside * 3 > total)
+}
+
+/// One rule to run, and which calls it can fire on.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    /// The rule.
+    pub rule: &'a Rule,
+    /// A prefilter tag (see [`scan`]) every call this rule can fire on carries: calls without
+    /// it are not tried. `None`: every call of the rule's tool is tried.
+    pub tag: Option<u32>,
+}
+
+/// The calls one rule fired on.
+#[derive(Debug, Clone, Default)]
+pub struct Matches {
+    /// Indices into the calls, in order.
+    pub calls: Vec<usize>,
+    /// Calls on which a pattern could not run (backtracking budget); counted as no match.
+    pub errors: u64,
+}
+
+/// Which targets a call of one tool is tried against.
+struct Dispatch {
+    untagged: Vec<usize>,
+    by_tag: HashMap<u32, Vec<usize>>,
+    /// Some target has a pattern, so the call's input must be built.
+    needs_input: bool,
+}
+
+impl Dispatch {
+    fn of(targets: &[Target<'_>], tool: &str) -> Self {
+        let mut d = Dispatch {
+            untagged: Vec::new(),
+            by_tag: HashMap::new(),
+            needs_input: false,
+        };
+        for (i, t) in targets.iter().enumerate() {
+            if !super::glob::matches(&t.rule.tool, tool) {
+                continue;
+            }
+            d.needs_input |= !t.rule.any.is_empty() || !t.rule.unless.is_empty();
+            match t.tag {
+                Some(tag) => d.by_tag.entry(tag).or_default().push(i),
+                None => d.untagged.push(i),
+            }
+        }
+        d
+    }
+}
+
+/// Run every target over `calls`. Calls are the outer loop, so each call's input, lowercase
+/// copy and shell split are computed once and shared by every rule tried on it.
+#[must_use]
+pub fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> {
+    let mut fields: Vec<&str> = targets.iter().map(|t| t.rule.field.as_str()).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let mut out = vec![Matches::default(); targets.len()];
+    let mut by_tool: HashMap<&str, Dispatch> = HashMap::new();
+    let mut todo: Vec<usize> = Vec::new();
+    for (ci, call) in calls.iter().enumerate() {
+        let d = by_tool
+            .entry(call.tool.as_str())
+            .or_insert_with(|| Dispatch::of(targets, &call.tool));
+        todo.clear();
+        todo.extend(&d.untagged);
+        for tag in &call.tags {
+            if let Some(list) = d.by_tag.get(tag) {
+                todo.extend(list);
+            }
+        }
+        if todo.is_empty() {
+            continue;
+        }
+        // A rule without patterns fires on its tool alone: it never reads the input.
+        let input = if d.needs_input {
+            call.input(&fields)
+        } else {
+            Value::Null
+        };
         let subject = Subject::new(&call.tool, &input);
-        for r in wanted {
-            if matches!(rules[r].fires(&subject), Ok(Some(_))) {
-                out[r].push(i);
+        for &i in &todo {
+            match targets[i].rule.fires(&subject) {
+                Ok(Some(_)) => out[i].calls.push(ci),
+                Ok(None) => {}
+                Err(_) => out[i].errors += 1,
             }
         }
     }
     out
 }
 
-/// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
-/// oldest first. Calls without a start time cannot be placed in time and are left out.
-pub fn load_calls(
-    conn: &Connection,
-    from_ms: Option<i64>,
-    until_ms: Option<i64>,
-) -> Result<Vec<StoredCall>> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT tool_use_id, session_id, tool, coalesce(command, ''), status, started_ms
-             FROM tool_calls
-             WHERE status IN ('success', 'failure') AND started_ms IS NOT NULL
-               AND started_ms >= ?1 AND started_ms < ?2
-             ORDER BY started_ms, tool_use_id",
-        )
-        .map_err(|e| Error::sql("read tool calls", e))?;
-    let rows = stmt
-        .query_map(
-            [from_ms.unwrap_or(i64::MIN), until_ms.unwrap_or(i64::MAX)],
-            |r| {
-                let command: String = r.get(3)?;
-                Ok(StoredCall {
-                    tool_use_id: r.get(0)?,
-                    session_id: r.get(1)?,
-                    tool: r.get(2)?,
-                    parsed: parse_object(&command),
-                    command,
-                    failed: r.get::<_, String>(4)? == "failure",
-                    started_ms: r.get(5)?,
-                })
-            },
-        )
-        .map_err(|e| Error::sql("read tool calls", e))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(|e| Error::sql("read tool calls", e))
+/// For each rule, the indices of the calls it fires on.
+#[must_use]
+pub fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
+    let targets: Vec<Target<'_>> = rules
+        .iter()
+        .map(|&rule| Target { rule, tag: None })
+        .collect();
+    run(&targets, calls).into_iter().map(|m| m.calls).collect()
 }
 
 /// What a rule's pattern matches in a set of recorded calls.
@@ -178,55 +334,107 @@ pub struct Backtest {
     pub failures: u64,
     /// Successful calls it fires on: what enforcing it would have got in the way of.
     pub crossfire: u64,
-    /// Distinct sessions among the matched calls.
+    /// Distinct sessions among the matched failures (how widespread the failure is).
     pub sessions: u64,
-    /// First matched call, Unix ms.
-    pub first_ms: Option<i64>,
-    /// Last matched call, Unix ms.
-    pub last_ms: Option<i64>,
+    /// Earliest matched failure, Unix ms (RFC 3339 in JSON).
+    #[serde(serialize_with = "opt_iso")]
+    pub first_seen: Option<i64>,
+    /// Latest matched failure, Unix ms (RFC 3339 in JSON).
+    #[serde(serialize_with = "opt_iso")]
+    pub last_seen: Option<i64>,
+    /// Calls on which a pattern could not run (backtracking budget); counted as no match.
+    pub errors: u64,
+    /// Index of the first matched failure (a `should_fire` example).
+    #[serde(skip)]
+    pub failure_sample: Option<usize>,
+    /// Indices of the first [`MAX_CROSSFIRE_SAMPLES`] matched successes.
+    #[serde(skip)]
+    pub crossfire_samples: Vec<usize>,
+}
+
+#[allow(clippy::ref_option)] // serde's serialize_with passes a reference
+fn opt_iso<S: serde::Serializer>(ms: &Option<i64>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => s.serialize_str(&iso(*ms)),
+        None => s.serialize_none(),
+    }
 }
 
 impl Backtest {
+    /// Failures over matched calls, rounded to 4 places; `None` when nothing matched.
+    #[must_use]
+    pub fn fail_rate(&self) -> Option<f64> {
+        (self.matched > 0).then(|| round4(self.failures as f64 / self.matched as f64))
+    }
+
     /// The evidence tier of the matched population (spec §5.2) and its failure rate.
     #[must_use]
     pub fn tier(&self) -> (Tier, Option<f64>) {
-        tier::classify(self.failures, self.matched, tier::MIN_ATTEMPTS)
+        self.tier_with(tier::MIN_ATTEMPTS)
     }
+
+    /// [`Backtest::tier`] with another attempt floor (`derive --min-attempts`).
+    #[must_use]
+    pub fn tier_with(&self, min_attempts: u64) -> (Tier, Option<f64>) {
+        tier::classify(self.failures, self.matched, min_attempts)
+    }
+}
+
+/// Round a rate to 4 decimal places (the precision `fail_rate` is written with).
+#[must_use]
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Summarise the matched calls `idx` (indices into `calls`, in order).
+#[must_use]
+pub fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
+    let mut out = Backtest::default();
+    let mut sessions: HashSet<u32> = HashSet::new();
+    for &i in idx {
+        let call = &calls[i];
+        out.matched += 1;
+        if call.failed {
+            out.failures += 1;
+            if let Some(s) = call.session {
+                sessions.insert(s);
+            }
+            out.first_seen = Some(
+                out.first_seen
+                    .map_or(call.started_ms, |t| t.min(call.started_ms)),
+            );
+            out.last_seen = Some(
+                out.last_seen
+                    .map_or(call.started_ms, |t| t.max(call.started_ms)),
+            );
+            out.failure_sample.get_or_insert(i);
+        } else {
+            out.crossfire += 1;
+            if out.crossfire_samples.len() < MAX_CROSSFIRE_SAMPLES {
+                out.crossfire_samples.push(i);
+            }
+        }
+    }
+    out.sessions = sessions.len() as u64;
+    out
+}
+
+/// Run every target over `calls` and summarise each.
+#[must_use]
+pub fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> {
+    run(targets, calls)
+        .into_iter()
+        .map(|m| Backtest {
+            errors: m.errors,
+            ..summarize(calls, &m.calls)
+        })
+        .collect()
 }
 
 /// Run `rule` over `calls`.
 #[must_use]
 pub fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
-    let idx = matching(&[rule], calls).remove(0);
-    summarize(calls, &idx)
-}
-
-/// Summarise the matched calls `idx` (indices into `calls`).
-#[must_use]
-pub fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
-    let mut out = Backtest::default();
-    let mut sessions = HashSet::new();
-    for call in idx.iter().map(|&i| &calls[i]) {
-        out.matched += 1;
-        if call.failed {
-            out.failures += 1;
-        } else {
-            out.crossfire += 1;
-        }
-        if let Some(s) = &call.session_id {
-            sessions.insert(s.as_str());
-        }
-        out.first_ms = Some(
-            out.first_ms
-                .map_or(call.started_ms, |m| m.min(call.started_ms)),
-        );
-        out.last_ms = Some(
-            out.last_ms
-                .map_or(call.started_ms, |m| m.max(call.started_ms)),
-        );
-    }
-    out.sessions = sessions.len() as u64;
-    out
+    backtests(&[Target { rule, tag: None }], calls).remove(0)
 }
 
 #[cfg(test)]
@@ -238,6 +446,14 @@ mod tests {
         parse_document("t", json).unwrap().rules.remove(0)
     }
 
+    fn call(failed: bool, command: &str, session: u32, tags: Vec<u32>) -> StoredCall {
+        StoredCall {
+            session: Some(session),
+            tags,
+            ..StoredCall::new("Bash", command, failed, i64::from(session))
+        }
+    }
+
     #[test]
     fn backtest_uses_the_real_matcher_with_unless_and_segments() {
         let r = rule(
@@ -245,15 +461,56 @@ mod tests {
                 "unless":["\\s-h\\s"],"action":"monitor"}]}"#,
         );
         let calls = vec![
-            StoredCall::new("a", "Bash", "cd db && FOO=1 psql -c 'x'", true, 1),
-            StoredCall::new("b", "Bash", "psql -h host -c 'x'", false, 2),
-            StoredCall::new("c", "Bash", "psql -c 'y'", false, 3),
-            StoredCall::new("d", "Bash", "echo psql", true, 4),
-            StoredCall::new("e", "Write", "psql -c 'x'", true, 5),
+            StoredCall::new("Bash", "cd db && FOO=1 psql -c 'x'", true, 1),
+            StoredCall::new("Bash", "psql -h host -c 'x'", false, 2),
+            StoredCall::new("Bash", "psql -c 'y'", false, 3),
+            StoredCall::new("Bash", "echo psql", true, 4),
+            StoredCall::new("Write", "psql -c 'x'", true, 5),
         ];
         let b = backtest(&r, &calls);
         assert_eq!((b.matched, b.failures, b.crossfire), (2, 1, 1));
-        assert_eq!((b.first_ms, b.last_ms), (Some(1), Some(3)));
+        assert_eq!((b.first_seen, b.last_seen), (Some(1), Some(1)));
+        assert_eq!(
+            (b.failure_sample, b.crossfire_samples.as_slice()),
+            (Some(0), &[2][..])
+        );
+        assert!(calls[0].fired_by(&r) && !calls[1].fired_by(&r));
+    }
+
+    #[test]
+    fn counts_failures_crossfire_and_the_sessions_of_failures() {
+        let r = rule(
+            r#"{"rules":[{"id":"c","tool":"Bash","match":"segment","any":["^psql\\b"],
+                "unless":["\\s-h(?:[\\s=]|$)"],"action":"monitor"}]}"#,
+        );
+        let calls = vec![
+            call(true, "cd db && psql -c x", 1, vec![0]),
+            call(true, "psql -c y", 2, vec![0]),
+            call(true, "psql -c y", 2, vec![0]),
+            call(false, "psql -c z", 3, vec![0]),
+            call(false, "psql -h db -c z", 3, vec![0]),
+            call(true, "echo psql", 4, vec![0]),
+        ];
+        let t = Target {
+            rule: &r,
+            tag: Some(0),
+        };
+        let b = &backtests(&[t], &calls)[0];
+        assert_eq!(
+            (b.matched, b.failures, b.crossfire, b.sessions),
+            (4, 3, 1, 2)
+        );
+        assert_eq!((b.first_seen, b.last_seen), (Some(1), Some(2)));
+        assert_eq!(b.crossfire_samples, vec![3]);
+        assert_eq!(b.fail_rate(), Some(0.75));
+        // The same rule untagged sees the same calls: the tag only saves work.
+        assert_eq!(&backtest(&r, &calls), b);
+        // A tag the calls do not carry keeps the rule from being tried at all.
+        let t = Target {
+            rule: &r,
+            tag: Some(7),
+        };
+        assert_eq!(backtests(&[t], &calls)[0].matched, 0);
     }
 
     #[test]
@@ -263,16 +520,27 @@ mod tests {
                 "action":"monitor"}]}"#,
         );
         let calls = vec![
-            StoredCall::new("a", "Write", "/repo/.env", true, 1),
-            StoredCall::new(
-                "b",
-                "Write",
-                r#"{"file_path":"/x/.env","content":"…"}"#,
-                true,
-                2,
-            ),
-            StoredCall::new("c", "Write", "/repo/main.rs", false, 3),
+            StoredCall::new("Write", "/repo/.env", true, 1),
+            StoredCall::new("Write", r#"{"file_path":"/x/.env","content":"…"}"#, true, 2),
+            StoredCall::new("Write", "/repo/main.rs", false, 3),
         ];
         assert_eq!(backtest(&r, &calls).matched, 2);
+        // A tool-only rule fires on every call of its tool, whatever the input.
+        let wide = rule(r#"{"rules":[{"id":"t","tool":"Wr*","action":"monitor"}]}"#);
+        assert_eq!(backtest(&wide, &calls).matched, 3);
+    }
+
+    #[test]
+    fn probe_parses_as_monitor_and_refuses_a_bad_pattern() {
+        let ok: Map<String, Value> = serde_json::from_value(json!({"id": "x", "tool": "Bash",
+            "any": ["^psql\\b"], "action": "block", "meta": {"tier": "nonsense"}}))
+        .unwrap();
+        let r = probe(&ok, "t").unwrap();
+        assert_eq!(r.action, crate::rules::Action::Monitor);
+        assert!(StoredCall::new("Bash", "psql -c x", true, 0).fired_by(&r));
+        let bad: Map<String, Value> = serde_json::from_value(json!({"id": "x", "tool": "Bash",
+            "any": ["(unclosed"], "action": "monitor"}))
+        .unwrap();
+        assert!(probe(&bad, "t").is_err());
     }
 }

@@ -161,20 +161,14 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
         return;
     }
     report.rules_with_examples += 1;
-    let tool: String = rule
-        .tool
-        .chars()
-        .map(|c| if c == '*' || c == '?' { 'x' } else { c })
-        .collect();
     let cases = ex
         .should_fire
         .iter()
         .map(|s| (s, true))
         .chain(ex.should_not_fire.iter().map(|s| (s, false)));
     for (s, want) in cases {
-        let input = example_input(&rule.field, s);
-        match rule.fires(&Subject::new(&tool, &input)) {
-            Ok(hit) if hit.is_some() == want => report.examples_passed += 1,
+        match example_fires(rule, s) {
+            Ok(fired) if fired == want => report.examples_passed += 1,
             Ok(_) => report.example_failures.push(format!(
                 "{}: {} '{s}'",
                 rule.id,
@@ -189,6 +183,20 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
                 .push(format!("{}: '{s}': {e}", rule.id)),
         }
     }
+}
+
+/// Does `rule` fire on the example `text`, exactly as `guard check` runs examples: the text
+/// at the rule's `field`, the tool glob's wildcards read as `x`. `Err` when a pattern cannot
+/// run. (Derive checks the examples it writes with this, so `guard check` agrees.)
+pub fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool, String> {
+    let tool: String = rule
+        .tool
+        .chars()
+        .map(|c| if c == '*' || c == '?' { 'x' } else { c })
+        .collect();
+    let input = example_input(&rule.field, text);
+    rule.fires(&Subject::new(&tool, &input))
+        .map(|hit| hit.is_some())
 }
 
 /// `{field: value}` with a dotted field expanded into nested objects.

@@ -2,7 +2,8 @@
 //!
 //! Guarantees: the action never exceeds the ceiling of the evidence behind the rule (refused
 //! with exit 1 and the reason); when `--pattern` or `--unless` changes what the rule matches,
-//! the backtest is re-run over the recorded calls of the candidate's window so the evidence
+//! the backtest derive ran ([`super::backtest`], the one backtest) is re-run over the recorded
+//! calls of the candidate's window (`meta.window`, as derive writes it) so the evidence
 //! follows the pattern, and the tier and ceiling come from that new population; the rule is
 //! stamped with `meta.promoted` (today, UTC) and an evidence snapshot (`meta.evidence`); the
 //! target ruleset is written as pretty JSON with a fixed rule-key order and sorted `meta`
@@ -12,15 +13,16 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{NaiveDate, Utc};
 use serde_json::{Map, Value, json};
 
-use super::backtest::{Backtest, backtest, load_calls};
+use super::backtest::{Backtest, backtest, load_calls, probe, round4};
 use super::check::{check_text, within_ceiling};
 use super::tier::{self, Tier};
-use super::{Action, RULE_KEYS, parse_document};
+use super::{Action, RULE_KEYS};
 use crate::cli::{ActionArg, PromoteArgs};
 use crate::config::Home;
+use crate::window::{DAY_MS, absolute, iso};
 use crate::{Error, Exit, Result};
 
 /// Days a candidate's backtest window spans when its document does not say (derive's default).
@@ -52,7 +54,7 @@ struct Evidence {
     failures: Option<u64>,
     /// Present when the backtest was re-run here.
     backtest: Option<Backtest>,
-    window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    window: Span,
 }
 
 /// `callus rules promote ID --action A --message M [--pattern RE]… [--unless RE]… [--into F]`.
@@ -184,13 +186,14 @@ pub fn run(args: &PromoteArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// The candidate's backtest window: `meta.window` or the document's `window`
-/// (`{"since", "until"}` as RFC 3339 times, dates, or Unix ms), else the
-/// [`DEFAULT_WINDOW_DAYS`] days up to and including `meta.added`, else all of history.
-fn candidate_window(
-    doc: &Value,
-    meta: &Map<String, Value>,
-) -> (Option<DateTime<Utc>>, Option<DateTime<Utc>>) {
+/// A backtest window whose ends may be open: `(since_ms, until_ms)`.
+type Span = (Option<i64>, Option<i64>);
+
+/// The candidate's backtest window: `meta.window` (what derive writes for each candidate) or
+/// the document's top-level `window` (`{"since", "until"}`, each an RFC 3339 time, a date or
+/// Unix ms), else the [`DEFAULT_WINDOW_DAYS`] days up to and including `meta.added`, else all
+/// of history.
+fn candidate_window(doc: &Value, meta: &Map<String, Value>) -> Span {
     let from_obj = |w: &Value| {
         let since = w.get("since").and_then(point);
         let until = w.get("until").and_then(point);
@@ -205,39 +208,28 @@ fn candidate_window(
     let added = meta
         .get("added")
         .and_then(Value::as_str)
-        .and_then(|s| NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok())
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|t| t.and_utc());
+        .and_then(|s| absolute(s.get(..10)?));
     match added {
         Some(a) => (
-            Some(a - chrono::Duration::days(DEFAULT_WINDOW_DAYS - 1)),
-            Some(a + chrono::Duration::days(1)),
+            Some(a - (DEFAULT_WINDOW_DAYS - 1) * DAY_MS),
+            Some(a + DAY_MS),
         ),
         None => (None, None),
     }
 }
 
-fn point(v: &Value) -> Option<DateTime<Utc>> {
+/// A window end as JSON: Unix ms, or a string [`absolute`] reads (a longer string whose first
+/// ten characters are a date counts from that date).
+fn point(v: &Value) -> Option<i64> {
     if let Some(ms) = v.as_i64() {
-        return DateTime::from_timestamp_millis(ms);
+        return Some(ms);
     }
     let s = v.as_str()?;
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .ok()
-        .or_else(|| {
-            NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map(|t| t.and_utc())
-        })
+    absolute(s).or_else(|| absolute(s.get(..10)?))
 }
 
 /// The evidence derive attached to the candidate (`meta.tier`, `attempt_count`, …).
-fn recorded_evidence(
-    meta: &Map<String, Value>,
-    window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
-) -> Evidence {
+fn recorded_evidence(meta: &Map<String, Value>, window: Span) -> Evidence {
     let num = |k: &str| meta.get(k).and_then(Value::as_u64);
     let attempts = num("attempt_count");
     let failures = num("fail_count");
@@ -265,33 +257,11 @@ fn recorded_evidence(
 }
 
 /// Re-run the backtest of the edited rule over the window's recorded calls.
-fn rebacktest(
-    home: &Home,
-    rule: &Map<String, Value>,
-    window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
-) -> Result<Evidence> {
-    // Validate the edited rule as a monitor rule so its patterns are parsed exactly as the
-    // guard will parse them (a monitor needs no message; the action is checked later).
-    let mut probe = rule.clone();
-    probe.insert("action".into(), json!("monitor"));
-    probe.remove("meta");
-    let parsed = parse_document("promoted rule", &json!({ "rules": [probe] }).to_string())?
-        .rules
-        .remove(0);
-    for p in parsed.any.iter().chain(&parsed.unless) {
-        p.compile().map_err(|e| Error::Ruleset {
-            file: "promoted rule".into(),
-            rule: Some(parsed.id.clone()),
-            field: Some("any/unless".into()),
-            msg: format!("bad regex '{}': {e}", p.source()),
-        })?;
-    }
+fn rebacktest(home: &Home, rule: &Map<String, Value>, window: Span) -> Result<Evidence> {
+    // The edited rule, parsed and compiled exactly as the guard will parse it.
+    let parsed = probe(rule, "promoted rule")?;
     let calls = match crate::store::open_existing(&home.db_path())? {
-        Some(conn) => load_calls(
-            &conn,
-            window.0.map(|t| t.timestamp_millis()),
-            window.1.map(|t| t.timestamp_millis()),
-        )?,
+        Some(conn) => load_calls(&conn, window.0, window.1)?,
         None => Vec::new(),
     };
     let b = backtest(&parsed, &calls);
@@ -314,7 +284,7 @@ fn rebacktest(
 /// Write the evidence into `meta`: the tier fields `guard check` enforces, `promoted`, and an
 /// `evidence` snapshot of what the promotion rested on.
 fn stamp(meta: &mut Map<String, Value>, ev: &Evidence, today: NaiveDate) {
-    let rate = ev.rate.map(|r| (r * 10_000.0).round() / 10_000.0);
+    let rate = ev.rate.map(round4);
     let basis = tier::describe(ev.tier, ev.rate, ev.attempts.unwrap_or(0));
     meta.insert("tier".into(), json!(ev.tier.label()));
     meta.insert("tier_basis".into(), json!(basis));
@@ -347,8 +317,8 @@ fn stamp(meta: &mut Map<String, Value>, ev: &Evidence, today: NaiveDate) {
     snap.insert(
         "window".into(),
         json!({
-            "since": ev.window.0.map(|t| t.to_rfc3339()),
-            "until": ev.window.1.map(|t| t.to_rfc3339()),
+            "since": ev.window.0.map(iso),
+            "until": ev.window.1.map(iso),
         }),
     );
     meta.insert("evidence".into(), Value::Object(sorted(snap)));
@@ -459,10 +429,18 @@ mod tests {
         let meta: Map<String, Value> =
             serde_json::from_value(json!({"added": "2026-03-10"})).unwrap();
         let (s, u) = candidate_window(&doc, &meta);
-        assert_eq!(s.unwrap().to_rfc3339(), "2026-01-01T00:00:00+00:00");
-        assert_eq!(u.unwrap().to_rfc3339(), "2026-01-08T00:00:00+00:00");
+        assert_eq!(iso(s.unwrap()), "2026-01-01T00:00:00Z");
+        assert_eq!(iso(u.unwrap()), "2026-01-08T00:00:00Z");
         let (s, u) = candidate_window(&json!({}), &meta);
-        assert_eq!(s.unwrap().to_rfc3339(), "2026-03-04T00:00:00+00:00");
-        assert_eq!(u.unwrap().to_rfc3339(), "2026-03-11T00:00:00+00:00");
+        assert_eq!(iso(s.unwrap()), "2026-03-04T00:00:00Z");
+        assert_eq!(iso(u.unwrap()), "2026-03-11T00:00:00Z");
+        // What derive writes: `meta.window` from `Window::to_json`, RFC 3339 with `Z`.
+        let w = crate::window::Window::parse("2026-06-01", Some("2026-06-08"), 0).unwrap();
+        let meta: Map<String, Value> =
+            serde_json::from_value(json!({"added": "2026-03-10", "window": w.to_json()})).unwrap();
+        assert_eq!(
+            candidate_window(&doc, &meta),
+            (Some(w.since_ms), Some(w.until_ms))
+        );
     }
 }

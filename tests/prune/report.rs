@@ -206,6 +206,55 @@ fn json_numbers_match_a_hand_count() {
     assert_eq!(r["effect"][1]["effect"]["before"]["failures"], 2);
 }
 
+#[test]
+fn the_funnel_is_callus_derive_replayed_one_week_at_a_time() {
+    let (env, d0) = fixture();
+    let (since, until) = period(d0);
+    let o = env.run(
+        &["report", "--since", &since, "--until", &until, "--json"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let f = &json(&o)["funnel"];
+    let mut unique = std::collections::BTreeSet::new();
+    for (i, row) in f["rows"].as_array().unwrap().iter().enumerate() {
+        let start = (d0 + Duration::days(7 * i as i64)).date_naive().to_string();
+        let end = (d0 + Duration::days(7 * i as i64 + 7))
+            .date_naive()
+            .to_string();
+        assert_eq!(row["start"], start.as_str());
+        let o = env.run(
+            &["derive", "--since", &start, "--until", &end, "--json"],
+            b"",
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let doc = json(&o);
+        let rules = doc["rules"].as_array().unwrap();
+        assert_eq!(row["proposed"], rules.len(), "week {start}");
+        assert_eq!(
+            row["withheld"],
+            doc["dropped_anecdotal"].as_array().unwrap().len()
+        );
+        for (p, r) in row["top"].as_array().unwrap().iter().zip(rules) {
+            assert_eq!(p["id"], r["id"]);
+            assert_eq!(p["tool"], r["tool"]);
+            assert_eq!(
+                p["pattern"],
+                r["any"].get(0).cloned().unwrap_or(Value::Null)
+            );
+            assert_eq!(p["fail_count"], r["meta"]["fail_count"]);
+            assert_eq!(p["attempt_count"], r["meta"]["attempt_count"]);
+            assert_eq!(p["tier"], r["meta"]["tier"]);
+        }
+        unique.extend(rules.iter().map(|r| r["id"].as_str().unwrap().to_string()));
+    }
+    assert_eq!(f["unique"], unique.len());
+    // Derive's own patterns, not the recorder's shape column: the psql failures behind
+    // `cd db &&` are one `^psql\b` candidate in both weeks.
+    assert_eq!(f["rows"][0]["top"][0]["pattern"], r"^psql\b");
+    assert_eq!(f["rows"][1]["top"][0]["id"], f["rows"][0]["top"][0]["id"]);
+}
+
 fn chromium() -> Option<&'static str> {
     ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .into_iter()

@@ -2,14 +2,16 @@
 //! chain in the store and cut to a window (callusguard spec §7.3 steps 1–4).
 //!
 //! Guarantees carried over from callusguard: a record that does not parse is skipped, never
-//! fatal; a record whose `ts` does not parse is counted anyway and tallied as undated (dropping
-//! it would fabricate a prune signal); records older than the window do not count; one record
-//! counts once per listed rule id. `error` records (the guard's internal errors) carry no
-//! firings and are not events.
+//! fatal; a record whose `ts` does not parse ([`crate::window::absolute`]) is counted anyway
+//! and tallied as undated (dropping it would fabricate a prune signal); records older than the
+//! window do not count; one record counts once per listed rule id — also when two layers
+//! declare the id (a promoted rule still listed in `candidates.json`) and both fired.
+//! `error` records (the guard's internal errors) carry no firings and are not events.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Utc};
+
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -50,33 +52,13 @@ pub struct Firings {
     pub by_rule: BTreeMap<String, Tally>,
 }
 
-/// Parse an audit `ts`: RFC 3339 (`Z` accepted) or a naive ISO date-time taken as UTC.
-#[must_use]
-pub fn parse_ts(ts: &str) -> Option<DateTime<Utc>> {
-    let ts = ts.trim();
-    if ts.is_empty() {
-        return None;
-    }
-    if let Ok(t) = DateTime::parse_from_rfc3339(ts) {
-        return Some(t.with_timezone(&Utc));
-    }
-    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
-        .iter()
-        .find_map(|f| chrono::NaiveDateTime::parse_from_str(ts, f).ok())
-        .map(|n| n.and_utc())
-}
-
-/// Read every decision record and tally those at or after `since` (plus the undated ones).
-pub fn read(conn: &Connection, since: DateTime<Utc>) -> Result<Firings> {
-    read_range(conn, since, None)
+/// Read every decision record and tally those at or after `since_ms` (plus the undated ones).
+pub fn read(conn: &Connection, since_ms: i64) -> Result<Firings> {
+    read_range(conn, since_ms, None)
 }
 
 /// Like [`read`], with an optional exclusive upper bound for dated records.
-pub fn read_range(
-    conn: &Connection,
-    since: DateTime<Utc>,
-    until: Option<DateTime<Utc>>,
-) -> Result<Firings> {
+pub fn read_range(conn: &Connection, since_ms: i64, until_ms: Option<i64>) -> Result<Firings> {
     let mut stmt = conn
         .prepare("SELECT record FROM audit ORDER BY seq")
         .map_err(|e| Error::sql("read audit chain", e))?;
@@ -94,9 +76,12 @@ pub fn read_range(
             continue;
         }
         out.events_total += 1;
-        let ts = rec.get("ts").and_then(Value::as_str).and_then(parse_ts);
+        let ts = rec
+            .get("ts")
+            .and_then(Value::as_str)
+            .and_then(crate::window::absolute);
         match ts {
-            Some(t) if t < since || until.is_some_and(|u| t >= u) => continue,
+            Some(t) if t < since_ms || until_ms.is_some_and(|u| t >= u) => continue,
             Some(_) => {}
             None => out.undated += 1,
         }
@@ -106,6 +91,7 @@ pub fn read_range(
             .and_then(Value::as_str)
             .map(str::to_string);
         let fired = rec.get("fired").and_then(Value::as_array);
+        let mut listed: HashSet<&str> = HashSet::new();
         for f in fired.into_iter().flatten() {
             let Some(id) = f
                 .get("id")
@@ -114,9 +100,12 @@ pub fn read_range(
             else {
                 continue;
             };
+            if !listed.insert(id) {
+                continue;
+            }
             let tally = out.by_rule.entry(id.to_string()).or_default();
             tally.count += 1;
-            if let Some(t) = ts {
+            if let Some(t) = ts.and_then(crate::window::utc) {
                 tally.last_seen = Some(tally.last_seen.map_or(t, |l| l.max(t)));
             }
             tally.firings.push(Firing {
@@ -136,15 +125,45 @@ pub fn read_range(
 mod tests {
     use super::*;
 
+    fn chain(records: &[&str]) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE audit (seq INTEGER PRIMARY KEY, record TEXT)")
+            .unwrap();
+        for r in records {
+            conn.execute("INSERT INTO audit (record) VALUES (?1)", [r])
+                .unwrap();
+        }
+        conn
+    }
+
     #[test]
-    fn timestamps_parse_with_zone_or_naive() {
-        assert!(parse_ts("2026-11-29T10:00:00.000Z").is_some());
-        assert!(parse_ts("2026-11-29T10:00:00+02:00").is_some());
+    fn a_record_counts_once_per_rule_id_and_undated_records_count() {
+        let conn = chain(&[
+            r#"{"kind":"decision","ts":"2026-11-29T10:00:00Z","tool_use_id":"t1",
+                "fired":[{"id":"p","action":"deny"},{"id":"p","action":"monitor"},{"id":"q","action":"nudge"}]}"#,
+            r#"{"kind":"decision","ts":"garbage","fired":[{"id":"p","action":"deny"}]}"#,
+            r#"{"kind":"decision","ts":"2026-11-20T10:00:00","fired":[{"id":"p","action":"deny"}]}"#,
+            r#"{"kind":"error","ts":"2026-11-29T10:00:00Z"}"#,
+            "not json",
+        ]);
+        let since = crate::window::absolute("2026-11-25").unwrap();
+        let f = read(&conn, since).unwrap();
         assert_eq!(
-            parse_ts("2026-11-29T10:00:00"),
-            parse_ts("2026-11-29T10:00:00Z")
+            (f.events_total, f.events_in_window, f.undated, f.corrupt),
+            (3, 2, 1, 1)
         );
-        assert!(parse_ts("").is_none());
-        assert!(parse_ts("yesterday").is_none());
+        assert_eq!(
+            f.by_rule["p"].count, 2,
+            "one per record, not per layer that fired"
+        );
+        assert_eq!(f.by_rule["p"].firings[0].action, "deny");
+        assert_eq!(f.by_rule["q"].count, 1);
+        assert_eq!(
+            f.by_rule["p"].last_seen.map(|t| t.to_rfc3339()),
+            Some("2026-11-29T10:00:00+00:00".into())
+        );
+        // A naive ISO time is UTC and counts once the window reaches back to it.
+        let f = read(&conn, crate::window::absolute("2026-11-01").unwrap()).unwrap();
+        assert_eq!(f.by_rule["p"].count, 3);
     }
 }

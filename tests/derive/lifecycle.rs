@@ -1,0 +1,239 @@
+//! The candidate lifecycle through the real binary: derive → `rules promote` → `guard check`
+//! → `guard test`, with promote reading the window derive wrote and re-running the same
+//! backtest; and a promoted candidate is not proposed again.
+
+use serde_json::Value;
+
+use super::support::{Row, derive, derive_json, insert};
+use crate::common::{Env, json, stderr, stdout};
+
+const FETCH_ERR: &str = "usage: fetch-tool.py [-h] --entity ENTITY\nfetch-tool.py: error: the following arguments are required: --entity";
+const PSQL_ERR: &str =
+    "psql: error: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file";
+
+/// July 2026 (derive's test window): fetch-tool fails without `--entity` behind varied
+/// prefixes and works with it; bare psql fails and psql with a host works.
+fn history(env: &Env) {
+    let prefixes = ["", "cd repo && ", "FOO=1 ", "cd /work/x; "];
+    let mut rows = Vec::new();
+    for i in 0..20 {
+        let p = prefixes[i as usize % prefixes.len()];
+        let cmd = format!("{p}python3 scripts/fetch-tool.py --since {}d", i % 9 + 1);
+        rows.push(Row::bash("failure", &cmd, FETCH_ERR, i));
+    }
+    for i in 0..30 {
+        let p = prefixes[i as usize % prefixes.len()];
+        let cmd = format!("{p}python3 scripts/fetch-tool.py --entity e{i} --since 7d");
+        rows.push(Row::bash("success", &cmd, "", 20 + i));
+    }
+    for i in 0..8 {
+        rows.push(Row::bash(
+            "failure",
+            "cd db && psql -c 'select 1'",
+            PSQL_ERR,
+            60 + i,
+        ));
+    }
+    for i in 0..4 {
+        rows.push(Row::bash("success", "psql -h db -c 'select 1'", "", 70 + i));
+    }
+    insert(env, &rows);
+}
+
+fn candidates(env: &Env) -> Value {
+    let text = std::fs::read_to_string(env.home_path().join("candidates.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn by_shape<'a>(doc: &'a Value, shape: &str) -> &'a Value {
+    doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["meta"]["command_shape"] == shape)
+        .unwrap_or_else(|| panic!("no {shape} candidate in {doc:#}"))
+}
+
+fn promote(env: &Env, id: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["rules", "promote", id, "--message", "pass --entity NAME"];
+    args.extend_from_slice(extra);
+    env.run(&args, b"")
+}
+
+#[test]
+#[allow(clippy::many_single_char_names)] // o(utput), c(andidate), b(acktest), r(ule), m(eta)
+fn derive_promote_check_and_test_agree_end_to_end() {
+    let env = Env::new();
+    history(&env);
+    let out = derive(&env, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = candidates(&env);
+    let c = by_shape(&doc, "python3 scripts/fetch-tool.py").clone();
+    let id = c["id"].as_str().unwrap();
+    // What promote reads: the candidate's own window, as derive wrote it.
+    assert_eq!(c["meta"]["window"]["since"], "2026-07-01T00:00:00Z");
+    assert_eq!(c["meta"]["window"]["until"], "2026-07-08T00:00:00Z");
+    assert_eq!(doc["window"], c["meta"]["window"]);
+    assert_eq!(c["meta"]["tier"], "deterministic");
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["crossfire"].as_u64()),
+        (Some(20), Some(0))
+    );
+
+    // Promote the candidate as it is, at its ceiling's neighbour (deny ≤ block).
+    let o = promote(&env, id, &["--action", "deny"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let project = env.repo_path().join(".callus/rules.json");
+    let rules: Value = serde_json::from_str(&std::fs::read_to_string(&project).unwrap()).unwrap();
+    let r = &rules["rules"][0];
+    assert_eq!(r["id"], id);
+    assert_eq!(r["meta"]["evidence"]["source"], "candidate");
+    assert_eq!(r["meta"]["window"], c["meta"]["window"]);
+
+    // Re-patterning with the very same clause re-runs the backtest over the candidate's
+    // window: one backtest, so the evidence is exactly derive's. (Without the window derive
+    // wrote, promote would look at the days around today and find no call at all.)
+    let unless: Vec<&str> = c["unless"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    let other = env.repo_path().join("other.json");
+    let mut args = vec!["--action", "block", "--into", other.to_str().unwrap()];
+    for u in &unless {
+        args.extend(["--unless", u]);
+    }
+    let o = promote(&env, id, &args);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&other).unwrap()).unwrap();
+    let m = &again["rules"][0]["meta"];
+    assert_eq!(m["evidence"]["source"], "backtest");
+    assert_eq!(m["attempt_count"], b["matched"]);
+    assert_eq!(m["fail_count"], b["failures"]);
+    assert_eq!(m["fail_rate"], b["fail_rate"]);
+    assert_eq!(m["evidence"]["crossfire"], b["crossfire"]);
+    assert_eq!(m["evidence"]["sessions"], b["sessions"]);
+    assert_eq!(m["tier"], c["meta"]["tier"]);
+    assert_eq!(m["evidence"]["window"]["since"], "2026-07-01T00:00:00Z");
+
+    // The reviewed file passes guard check and the guard decides by it.
+    let o = env.run(&["guard", "check", project.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = env.run(
+        &[
+            "guard",
+            "test",
+            "--",
+            "cd repo && python3 scripts/fetch-tool.py --since 2d",
+        ],
+        b"",
+    );
+    assert!(stdout(&o).contains("decision: deny"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(id), "{}", stdout(&o));
+    let o = env.run(
+        &[
+            "guard",
+            "test",
+            "--",
+            "python3 scripts/fetch-tool.py --entity acme",
+        ],
+        b"",
+    );
+    assert!(!stdout(&o).contains("decision: deny"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_promoted_candidate_is_not_proposed_again_and_leaves_the_candidate_file() {
+    let env = Env::new();
+    history(&env);
+    assert!(derive(&env, &[]).status.success());
+    let doc = candidates(&env);
+    let id = by_shape(&doc, "python3 scripts/fetch-tool.py")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let psql = by_shape(&doc, "psql")["id"].as_str().unwrap().to_string();
+    let o = promote(&env, &id, &["--action", "nudge"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // The next run leaves it out, says so, and retires the copy in the candidate file.
+    let out = derive(&env, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("already promoted"), "{text}");
+    assert!(text.contains(&id), "{text}");
+    assert!(
+        stderr(&out).contains("1 retired as promoted"),
+        "{}",
+        stderr(&out)
+    );
+    let doc = candidates(&env);
+    let ids: Vec<&str> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [psql.as_str()], "only the unpromoted candidate stays");
+    let listed = &doc["generated"]["already_promoted"][0];
+    assert_eq!(listed["id"], id.as_str());
+    assert!(
+        listed["layer"]
+            .as_str()
+            .unwrap()
+            .ends_with(".callus/rules.json"),
+        "{listed}"
+    );
+    assert_eq!(listed["fail_count"], 20);
+    // The candidate file still passes guard check.
+    let path = env.home_path().join("candidates.json");
+    let o = env.run(&["guard", "check", path.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // --json alone agrees.
+    let doc = derive_json(&env, &[]);
+    assert!(
+        doc["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["id"] != id.as_str())
+    );
+
+    // Its evidence can still be explained (the window comes from the reviewed rule's meta).
+    let o = env.run(&["derive", "explain", &id, "--json"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["failures"]["count"], 20);
+    assert!(
+        r["promoted_in"]
+            .as_str()
+            .unwrap()
+            .ends_with(".callus/rules.json")
+    );
+
+    // The report's funnel replays what derive proposed in that week, promoted or not.
+    let o = env.run(
+        &[
+            "report",
+            "--since",
+            "2026-07-01",
+            "--until",
+            "2026-07-08",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let f = &json(&o)["funnel"];
+    assert_eq!(f["proposed"], 2);
+    assert!(
+        f["rows"][0]["top"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == id.as_str()),
+        "{f:#}"
+    );
+}
