@@ -11,7 +11,7 @@
 //! proposed again), `candidates` (the candidate document and the merge that keeps human
 //! review notes), `render` and `explain`.
 //!
-//! [`derive`] is the per-window function: `callus derive` runs it once, `report` replays it
+//! `derive` is the per-window function: `callus derive` runs it once, `report` replays it
 //! one 7-day window at a time for its funnel.
 //!
 //! Guarantees: every candidate is `action: "monitor"` and the document passes `guard check`

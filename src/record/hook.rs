@@ -11,7 +11,7 @@
 //! - `PreToolUse`: the call's row, `pending`, with its start time.
 //! - `PostToolUse`: Claude Code sends it on success only (`interrupted` in a Bash response
 //!   means interrupted). Codex sends it for failures too, with no status or exit code: the
-//!   exit code is read from the rollout at `transcript_path` ([`super::rollout_tail`]);
+//!   exit code is read from the rollout at `transcript_path` (`super::rollout_tail`);
 //!   when the rollout has nothing, the output text decides: a refusal text is `denied`, a
 //!   stated `Process exited with code N` / `Exit code: N` gives the code, an MCP result
 //!   with `isError` is a failure, and anything else is a success with no exit code (a later

@@ -1,11 +1,11 @@
 //! The recorder: every tool call and its outcome, from hooks and from history.
 //!
-//! - [`hook`]: `callus record`, the hook command (any event on stdin → the store; always
+//! - `hook`: `callus record`, the hook command (any event on stdin → the store; always
 //!   exits 0, never prints).
-//! - [`import`]: `callus record import`, backfill from Claude Code transcripts, Codex
+//! - `import`: `callus record import`, backfill from Claude Code transcripts, Codex
 //!   rollouts and callusguard JSONL traces; idempotent, merged with live rows by
 //!   `tool_use_id`.
-//! - [`stats`]: `callus record stats`, calls, failures and failure rates.
+//! - `stats`: `callus record stats`, calls, failures and failure rates.
 //!
 //! Every path that stores text goes through `rows::write_call`, which redacts before it
 //! caps, and computes the command shape and error signature from the redacted text, so

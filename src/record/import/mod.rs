@@ -2,8 +2,8 @@
 //!
 //! Paths are files or directories (searched recursively for `*.jsonl`). Each file's format
 //! is detected from its first lines (or forced with `--format`): a Claude Code transcript
-//! ([`claude`]), a Codex rollout of any of the three generations in circulation ([`codex`]),
-//! or a callusguard JSONL trace ([`trace`]).
+//! (`claude`), a Codex rollout of any of the three generations in circulation (`codex`),
+//! or a callusguard JSONL trace (`trace`).
 //!
 //! Guarantees:
 //! - Idempotent: rows are keyed by `tool_use_id` (traces without one get a stable id from the
