@@ -11,32 +11,7 @@
 use std::sync::OnceLock;
 
 use crate::rules::Pattern;
-use crate::shell::{Origin, Segment};
-
-/// Programs whose second word is a subcommand worth keeping in the shape (spec §6.4).
-const MULTIPLEXERS: &[&str] = &[
-    "git",
-    "npm",
-    "pnpm",
-    "yarn",
-    "docker",
-    "kubectl",
-    "cargo",
-    "go",
-    "pip",
-    "pip3",
-    "python",
-    "python3",
-    "psql",
-    "aws",
-    "gcloud",
-    "make",
-    "brew",
-    "apt",
-    "apt-get",
-    "systemctl",
-    "launchctl",
-];
+use crate::shell::{MULTIPLEXERS, Origin, Segment};
 
 /// Shell builtins and control words: never a candidate's program.
 const NOT_PROGRAMS: &[&str] = &[

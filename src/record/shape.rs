@@ -12,32 +12,7 @@
 //! [`segment_shape`] is the one place that turns a segment into a shape, so it can delegate
 //! to the shell module's own once that lands.
 
-use crate::shell::{self, Segment};
-
-/// Programs whose first non-flag argument is part of the shape (spec §6.4).
-const MULTIPLEXERS: &[&str] = &[
-    "git",
-    "npm",
-    "pnpm",
-    "yarn",
-    "docker",
-    "kubectl",
-    "cargo",
-    "go",
-    "pip",
-    "pip3",
-    "python",
-    "python3",
-    "psql",
-    "aws",
-    "gcloud",
-    "make",
-    "brew",
-    "apt",
-    "apt-get",
-    "systemctl",
-    "launchctl",
-];
+use crate::shell::{self, MULTIPLEXERS, Segment};
 
 /// Segments that set up the shell rather than do the work; never the failing segment while
 /// another exists.
