@@ -3,6 +3,7 @@
 
 mod common;
 mod corpus;
+mod demo;
 mod derive;
 mod doctor;
 mod e2e;
