@@ -8,7 +8,6 @@
 //! (actions, messages, flags, dates) run once, in `build_rule`, for both.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -135,8 +134,20 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
     for (i, f) in fields.into_iter().enumerate() {
         rules.push(build_rule(i, f).map_err(|(r, f, m)| err(r, f, m))?);
     }
-    let mut seen = HashSet::with_capacity(rules.len());
-    if let Some(dup) = rules.iter().find(|r| !seen.insert(r.id.as_str())) {
+    // The first rule (in file order) whose id an earlier rule has: sorting (id, index) pairs
+    // is cheaper than hashing every id on each hook call.
+    let mut ids: Vec<(&str, usize)> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
+    ids.sort_unstable();
+    let dup = ids
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1)
+        .min();
+    if let Some(dup) = dup.map(|i| &rules[i]) {
         return Err(err(
             Some(dup.id.clone()),
             Some("id".into()),
@@ -191,8 +202,8 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
     let ci = flags.contains('i');
     let patterns = |list: Option<Vec<Cow<'_, str>>>| -> Vec<Pattern> {
         list.unwrap_or_default()
-            .iter()
-            .map(|p| Pattern::new(p, ci))
+            .into_iter()
+            .map(|p| Pattern::new(p.into_owned(), ci))
             .collect()
     };
     let action_name = f.action.unwrap_or(Cow::Borrowed("nudge"));
@@ -427,6 +438,12 @@ mod tests {
             (
                 r#"{"rules": [{"id": "a", "message": "m"}, {"id": "a", "message": "m"}]}"#,
                 "t: rule 'a': field 'id': duplicate id",
+            ),
+            (
+                // The first repeat in file order is named, not the first id repeated later.
+                r#"{"rules": [{"id": "a", "message": "m"}, {"id": "b", "message": "m"},
+                    {"id": "b", "message": "m"}, {"id": "a", "message": "m"}]}"#,
+                "t: rule 'b': field 'id': duplicate id",
             ),
             (
                 r#"{"rules": [{"id": "r", "message": "m", "meta": {"tier": 3}}]}"#,
