@@ -78,10 +78,14 @@ fn flush(run: &mut String, best: &mut Req) {
         let min = b.iter().map(String::len).min().unwrap_or(0);
         strength(run.len(), 1) > strength(min, b.len())
     });
-    if wins {
-        *best = Some(vec![std::mem::take(run)]);
-    } else {
-        run.clear();
+    match best {
+        // The one-member set it replaces lends its buffer to the next run.
+        Some(b) if wins && b.len() == 1 => {
+            std::mem::swap(&mut b[0], run);
+            run.clear();
+        }
+        _ if wins => *best = Some(vec![std::mem::take(run)]),
+        _ => run.clear(),
     }
 }
 
