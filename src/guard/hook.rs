@@ -211,6 +211,9 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         (Verdict::Block, Some(t)) => Response::Block(t),
         _ => Response::Silent,
     };
+    // The process ends right after this answer: freeing every rule, pattern and string one
+    // by one would cost as much as a fifth of a quiet call with a large ruleset.
+    std::mem::forget(rules);
     Outcome { response, error }
 }
 

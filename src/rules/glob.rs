@@ -8,6 +8,10 @@ pub fn matches(pattern: &str, name: &str) -> bool {
     if pattern == "*" {
         return true;
     }
+    if !pattern.contains(['*', '?', '[']) {
+        // A plain name (`Bash`): every rule's tool is checked on every hook call.
+        return pattern == name;
+    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     match_from(&p, &n)
@@ -101,6 +105,8 @@ mod tests {
         assert!(matches("*", "anything"));
         assert!(matches("Bash", "Bash"));
         assert!(!matches("Bash", "bash"));
+        assert!(!matches("Bash", "Bas"));
+        assert!(!matches("Bash", "Bashful"));
         assert!(matches("mcp__Acme__*", "mcp__Acme__query"));
         assert!(!matches("mcp__Acme__*", "mcp__Other__query"));
         assert!(matches("Edit|Write", "Edit|Write"));

@@ -209,16 +209,19 @@ impl RuleSet {
         push(LayerKind::Candidates, &paths.candidates, false);
         // A candidate already promoted into a reviewed layer is that rule now: evaluating
         // the stale candidate too would double its firings (and its prune evidence).
-        let reviewed: std::collections::HashSet<String> = layers
-            .iter()
-            .filter(|l| l.kind != LayerKind::Candidates)
-            .flat_map(|l| l.rules.iter().map(|r| r.id.clone()))
-            .collect();
-        for layer in layers
-            .iter_mut()
-            .filter(|l| l.kind == LayerKind::Candidates)
-        {
-            layer.rules.retain(|r| !reviewed.contains(&r.id));
+        // (Only built when there are candidates: the hook pays for no id set otherwise.)
+        if layers.iter().any(|l| l.kind == LayerKind::Candidates) {
+            let reviewed: std::collections::HashSet<String> = layers
+                .iter()
+                .filter(|l| l.kind != LayerKind::Candidates)
+                .flat_map(|l| l.rules.iter().map(|r| r.id.clone()))
+                .collect();
+            for layer in layers
+                .iter_mut()
+                .filter(|l| l.kind == LayerKind::Candidates)
+            {
+                layer.rules.retain(|r| !reviewed.contains(&r.id));
+            }
         }
         (RuleSet { layers }, errors)
     }

@@ -8,7 +8,6 @@
 //! (actions, messages, flags, dates) run once, in `build_rule`, for both.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -85,17 +84,17 @@ struct RuleFields<'a> {
     #[serde(borrow)]
     unless: Option<Vec<Cow<'a, str>>>,
     #[serde(borrow)]
-    flags: Option<Cow<'a, str>>,
+    flags: Option<Text<'a>>,
     norm: Option<bool>,
     severity: Option<f64>,
     #[serde(borrow)]
-    action: Option<Cow<'a, str>>,
+    action: Option<Text<'a>>,
     #[serde(borrow)]
     message: Option<Cow<'a, str>>,
     meta: Option<Map<String, Value>>,
     examples: Option<ExampleFields>,
     #[serde(borrow, rename = "match")]
-    match_mode: Option<Cow<'a, str>>,
+    match_mode: Option<Text<'a>>,
     pinned: Option<bool>,
 }
 
@@ -104,6 +103,40 @@ struct RuleFields<'a> {
 struct ExampleFields {
     should_fire: Option<Vec<String>>,
     should_not_fire: Option<Vec<String>>,
+}
+
+/// A string field read only to be inspected: borrowed from the document text when it has
+/// no escapes (serde's own `Cow<str>` is always owned inside an `Option`), so a hook call
+/// does not allocate a copy of every rule's action, flags and match mode.
+struct Text<'a>(Cow<'a, str>);
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
 }
 
 /// (rule id or `#i`, field, message).
@@ -135,8 +168,20 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
     for (i, f) in fields.into_iter().enumerate() {
         rules.push(build_rule(i, f).map_err(|(r, f, m)| err(r, f, m))?);
     }
-    let mut seen = HashSet::with_capacity(rules.len());
-    if let Some(dup) = rules.iter().find(|r| !seen.insert(r.id.as_str())) {
+    // The first rule (in file order) whose id an earlier rule has: sorting (id, index) pairs
+    // is cheaper than hashing every id on each hook call.
+    let mut ids: Vec<(&str, usize)> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
+    ids.sort_unstable();
+    let dup = ids
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1)
+        .min();
+    if let Some(dup) = dup.map(|i| &rules[i]) {
         return Err(err(
             Some(dup.id.clone()),
             Some("id".into()),
@@ -184,19 +229,19 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
     };
     let fail =
         |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
-    let flags = f.flags.unwrap_or_default();
+    let flags = f.flags.as_deref().unwrap_or_default();
     if flags.chars().any(|c| c != 'i') {
         return Err(fail("flags", "only \"i\" is recognised"));
     }
     let ci = flags.contains('i');
     let patterns = |list: Option<Vec<Cow<'_, str>>>| -> Vec<Pattern> {
         list.unwrap_or_default()
-            .iter()
-            .map(|p| Pattern::new(p, ci))
+            .into_iter()
+            .map(|p| Pattern::new(p.into_owned(), ci))
             .collect()
     };
-    let action_name = f.action.unwrap_or(Cow::Borrowed("nudge"));
-    let action = Action::parse(&action_name).ok_or_else(|| {
+    let action_name = f.action.as_deref().unwrap_or("nudge");
+    let action = Action::parse(action_name).ok_or_else(|| {
         fail(
             "action",
             &format!("unknown action '{action_name}' (monitor, nudge, deny, block)"),
@@ -427,6 +472,12 @@ mod tests {
             (
                 r#"{"rules": [{"id": "a", "message": "m"}, {"id": "a", "message": "m"}]}"#,
                 "t: rule 'a': field 'id': duplicate id",
+            ),
+            (
+                // The first repeat in file order is named, not the first id repeated later.
+                r#"{"rules": [{"id": "a", "message": "m"}, {"id": "b", "message": "m"},
+                    {"id": "b", "message": "m"}, {"id": "a", "message": "m"}]}"#,
+                "t: rule 'b': field 'id': duplicate id",
             ),
             (
                 r#"{"rules": [{"id": "r", "message": "m", "meta": {"tier": 3}}]}"#,

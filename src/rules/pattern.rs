@@ -51,9 +51,9 @@ pub struct Pattern {
 impl Pattern {
     /// Prepare `source` (Python syntax). Nothing is scanned or compiled yet.
     #[must_use]
-    pub fn new(source: &str, case_insensitive: bool) -> Self {
+    pub fn new(source: impl Into<String>, case_insensitive: bool) -> Self {
         Pattern {
-            source: source.to_string(),
+            source: source.into(),
             case_insensitive,
             required: OnceLock::new(),
             compiled: OnceLock::new(),

@@ -25,7 +25,12 @@ pub fn required_literals(src: &str) -> Option<Vec<String>> {
     if p.i != p.bytes.len() {
         return None;
     }
-    let set: Vec<String> = req?.into_iter().map(|s| s.trim().to_string()).collect();
+    let mut set = req?;
+    for s in &mut set {
+        if s.trim().len() != s.len() {
+            *s = s.trim().to_string();
+        }
+    }
     set.iter().all(|s| s.len() >= MIN_LEN).then_some(set)
 }
 
@@ -45,7 +50,12 @@ struct Scan<'a> {
 /// Is `a` a stronger requirement than `b`? Longer shortest member first, then fewer members.
 fn stronger(a: &[String], b: &[String]) -> bool {
     let min = |s: &[String]| s.iter().map(String::len).min().unwrap_or(0);
-    (min(a), std::cmp::Reverse(a.len())) > (min(b), std::cmp::Reverse(b.len()))
+    strength(min(a), a.len()) > strength(min(b), b.len())
+}
+
+/// The order [`stronger`] compares by: shortest member's length, then fewer members.
+fn strength(min_len: usize, members: usize) -> (usize, std::cmp::Reverse<usize>) {
+    (min_len, std::cmp::Reverse(members))
 }
 
 fn keep_best(best: &mut Req, candidate: Req) {
@@ -57,9 +67,25 @@ fn keep_best(best: &mut Req, candidate: Req) {
     }
 }
 
+/// End the current literal run: it becomes the requirement if it is stronger than the best
+/// so far ([`keep_best`] on a one-member set, without allocating one to compare). A run that
+/// loses keeps its buffer for the next run.
 fn flush(run: &mut String, best: &mut Req) {
-    if !run.is_empty() {
-        keep_best(best, Some(vec![std::mem::take(run)]));
+    if run.is_empty() {
+        return;
+    }
+    let wins = best.as_ref().is_none_or(|b| {
+        let min = b.iter().map(String::len).min().unwrap_or(0);
+        strength(run.len(), 1) > strength(min, b.len())
+    });
+    match best {
+        // The one-member set it replaces lends its buffer to the next run.
+        Some(b) if wins && b.len() == 1 => {
+            std::mem::swap(&mut b[0], run);
+            run.clear();
+        }
+        _ if wins => *best = Some(vec![std::mem::take(run)]),
+        _ => run.clear(),
     }
 }
 
@@ -86,6 +112,8 @@ impl Scan<'_> {
         let mut all = true;
         loop {
             match self.concat()? {
+                // The first branch's set is already free of duplicates.
+                Some(set) if union.is_empty() => union = set,
                 Some(set) => {
                     for s in set {
                         if !union.contains(&s) {
@@ -151,6 +179,10 @@ impl Scan<'_> {
         run: &mut String,
         best: &mut Req,
     ) -> Result<(), Bail> {
+        if lit.is_some() && run.capacity() == 0 {
+            // A run never outgrows what is left of the pattern: one allocation, not several.
+            run.reserve(self.bytes.len() - self.i + 1);
+        }
         match (lit, self.quantifier()?) {
             (Some(ch), None) => run.push(ch),
             // Required at least once, but what follows need not be adjacent.
