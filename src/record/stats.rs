@@ -72,7 +72,7 @@ pub fn run(args: &StatsArgs) -> Result<Exit> {
     let since = args
         .since
         .as_deref()
-        .map(|s| parse_since(s, now))
+        .map(|s| crate::window::point(s, "--since", now))
         .transpose()?;
     let home = Home::from_env();
     let report = if let Some(conn) = crate::store::open_existing(&home.db_path())? {
@@ -247,53 +247,4 @@ fn iso(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
         .unwrap_or_default()
-}
-
-/// Unix ms of a `--since` value: a duration back from `now` (`30m`, `12h`, `7d`, `2w`), a
-/// date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 time.
-pub(crate) fn parse_since(text: &str, now: i64) -> Result<i64> {
-    let t = text.trim();
-    let bad = || {
-        Error::Invalid(format!(
-            "invalid --since '{text}': expected a duration like 7d, 12h, 30m or 2w, or a date YYYY-MM-DD"
-        ))
-    };
-    let (number, unit) = t.split_at(t.len().saturating_sub(1));
-    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
-        let n: i64 = number.parse().map_err(|_| bad())?;
-        let ms = match unit {
-            "m" => 60_000,
-            "h" => 3_600_000,
-            "d" => 86_400_000,
-            "w" => 7 * 86_400_000,
-            _ => return Err(bad()),
-        };
-        return Ok(now - n * ms);
-    }
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return Ok(d
-            .and_hms_opt(0, 0, 0)
-            .ok_or_else(bad)?
-            .and_utc()
-            .timestamp_millis());
-    }
-    chrono::DateTime::parse_from_rfc3339(t)
-        .map(|d| d.timestamp_millis())
-        .map_err(|_| bad())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn since_values() {
-        let now = 10 * 86_400_000;
-        assert_eq!(parse_since("7d", now).unwrap(), 3 * 86_400_000);
-        assert_eq!(parse_since("12h", now).unwrap(), now - 12 * 3_600_000);
-        assert_eq!(parse_since("1970-01-02", now).unwrap(), 86_400_000);
-        assert_eq!(parse_since("1970-01-01T00:00:01Z", now).unwrap(), 1000);
-        assert!(parse_since("7y", now).is_err());
-        assert!(parse_since("soon", now).is_err());
-    }
 }
