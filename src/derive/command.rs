@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use crate::rules::Pattern;
-use crate::shell::{MULTIPLEXERS, Origin, Segment};
+use crate::shell::{MULTIPLEXERS, Origin, Segment, is_assignment};
 
 /// Shell builtins and control words: never a candidate's program.
 const NOT_PROGRAMS: &[&str] = &[
@@ -110,18 +110,6 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         pathed,
         tokens,
     })
-}
-
-/// `VAR=value` (a leading assignment).
-fn is_assignment(word: &str) -> bool {
-    let Some((name, _)) = word.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A second word that names a subcommand or script, not a flag or a value.

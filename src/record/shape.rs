@@ -12,7 +12,7 @@
 //! [`segment_shape`] is the one place that turns a segment into a shape, so it can delegate
 //! to the shell module's own once that lands.
 
-use crate::shell::{self, MULTIPLEXERS, Segment};
+use crate::shell::{self, MULTIPLEXERS, Segment, is_assignment};
 
 /// Segments that set up the shell rather than do the work; never the failing segment while
 /// another exists.
@@ -146,18 +146,6 @@ fn program(segment: &Segment) -> Option<&str> {
 
 fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
-}
-
-/// `NAME=value` with a shell-variable name.
-fn is_assignment(word: &str) -> bool {
-    let Some((name, _)) = word.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `error` (lowercased) mentions `word` as a whole word.

@@ -88,6 +88,7 @@ mod proptests;
 mod tests;
 
 pub use effects::{pipelines, segment_writes, write_targets};
+pub(crate) use normalise::is_assignment;
 pub use quote::{quote, quote_word};
 pub use shape::{MULTIPLEXERS, shape};
 
