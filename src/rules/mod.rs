@@ -499,6 +499,32 @@ mod tests {
     }
 
     #[test]
+    fn structural_rules_fall_back_to_the_whole_text_only_when_the_split_is_incomplete() {
+        let d = doc(json!({"rules": [
+            {"id": "rm", "match": "segment", "any": ["^rm\\b"], "message": "m"},
+            {"id": "tail", "match": "segment", "any": ["'unbalanced$"], "message": "m"}
+        ]}))
+        .unwrap();
+        let hit = |rule: &Rule, cmd: &str| {
+            rule.fires(&Subject::new("Bash", &json!({"command": cmd})))
+                .unwrap()
+        };
+        // Complete split: segments only; quoted data is not a command.
+        assert_eq!(
+            hit(&d.rules[0], "cd x && rm -rf /")
+                .unwrap()
+                .segment
+                .as_deref(),
+            Some("rm -rf /")
+        );
+        assert!(hit(&d.rules[0], "echo 'rm -rf /'").is_none());
+        // Incomplete split: the whole text is tried too, and the hit names no segment.
+        let h = hit(&d.rules[1], "rm -rf / 'unbalanced").unwrap();
+        assert_eq!(h.segment, None);
+        assert!(hit(&d.rules[1], "echo x").is_none());
+    }
+
+    #[test]
     fn norm_and_flags() {
         let d = doc(
             json!({"rules": [{"id": "d", "any": [r"drop table"], "flags": "i", "norm": true,

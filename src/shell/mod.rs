@@ -64,8 +64,8 @@
 //! - **Failure is explicit**: what cannot be parsed (unbalanced quotes or parens, unterminated
 //!   `$(` or heredoc, a stray keyword, an operator with no command, nesting deeper than
 //!   [`MAX_DEPTH`]) sets [`Split::complete`] to `false` with a short [`Split::problem`]; the
-//!   segments found so far are kept, and [`Split::first_match`] then also tries the whole
-//!   command text, so a parse failure can never hide a dangerous string.
+//!   segments found so far are kept, and structural rules then also match the whole command
+//!   text (`rules::Rule::fires`), so a parse failure can never hide a dangerous string.
 //!
 //! Not modelled (callers see the words as written): parameter values (`a=rm; $a -rf /`
 //! leaves `$a`), brace expansion outside program position, aliases and functions' effect,
@@ -219,31 +219,10 @@ pub struct Split {
     /// command that uses them, a wrapper before the command it runs).
     pub segments: Vec<Segment>,
     /// `false` when part of the input could not be parsed; callers must then also match the
-    /// whole command text (see [`Split::first_match`]).
+    /// whole command text (the rules module does).
     pub complete: bool,
     /// Why the split is incomplete: a short reason such as `unterminated single quote`.
     pub problem: Option<String>,
-}
-
-/// Which text a matcher fired on, as reported by [`Split::first_match`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hit {
-    /// The segment at this index of [`Split::segments`].
-    Segment(usize),
-    /// The whole command text (only tried when the split is incomplete).
-    Whole,
-}
-
-impl Split {
-    /// Runs `matches` on each segment's text in order, then — only if the split is
-    /// incomplete — on the whole `command`, and says where it first fired. This is what a
-    /// `"match": "segment"` rule does; `command` must be the string that was split.
-    pub fn first_match(&self, command: &str, mut matches: impl FnMut(&str) -> bool) -> Option<Hit> {
-        if let Some(i) = self.segments.iter().position(|s| matches(&s.text)) {
-            return Some(Hit::Segment(i));
-        }
-        (!self.complete && matches(command)).then_some(Hit::Whole)
-    }
 }
 
 /// Splits a Bash command string into its simple commands. Never panics; see the module

@@ -621,28 +621,6 @@ fn depth_origin_and_raw() {
 }
 
 #[test]
-fn first_match_falls_back_to_the_whole_text_only_when_incomplete() {
-    let is_rm = |t: &str| t.starts_with("rm ");
-    let cmd = "cd x && rm -rf /";
-    assert_eq!(split(cmd).first_match(cmd, is_rm), Some(Hit::Segment(1)));
-    let cmd = "echo 'rm -rf /'";
-    assert_eq!(
-        split(cmd).first_match(cmd, |t| t.contains("rm -rf")),
-        Some(Hit::Segment(0))
-    );
-    assert_eq!(split(cmd).first_match(cmd, is_rm), None);
-    let cmd = "rm -rf / 'unbalanced";
-    assert_eq!(
-        split(cmd).first_match(cmd, |t| t.contains("unbalanced\"")),
-        None
-    );
-    assert_eq!(
-        split(cmd).first_match(cmd, |t| t.ends_with("'unbalanced")),
-        Some(Hit::Whole)
-    );
-}
-
-#[test]
 fn shape_follows_the_spec() {
     let cases = [
         ("PGPASSWORD=x ./bin/psql -h h", "psql"),
