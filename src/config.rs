@@ -66,6 +66,12 @@ impl Home {
         self.dir.join("candidates.json")
     }
 
+    /// Derived data callus can always rebuild (the rule layers' indexes); safe to delete.
+    #[must_use]
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.join("cache")
+    }
+
     /// Internal errors of the hooks (never shown to the agent).
     #[must_use]
     pub fn errors_log(&self) -> PathBuf {

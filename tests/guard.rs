@@ -7,6 +7,7 @@ mod audit;
 mod check;
 mod failure;
 mod fixtures;
+mod index;
 mod layers;
 
 use std::path::{Path, PathBuf};

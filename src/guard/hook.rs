@@ -30,10 +30,10 @@ use std::path::{Path, PathBuf};
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::audit::{AuditFired, AuditRecord};
-use crate::guard::{Decision, ToolCall, Verdict, agent_text, evaluate};
+use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::hook::{self, HookEvent, Host, Response};
-use crate::rules::RuleSet;
 use crate::rules::layers::{LayerPaths, sha256_hex};
+use crate::rules::{RuleSet, Subject};
 
 /// Settings of one hook run, read from the environment.
 struct Context {
@@ -182,12 +182,10 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         .or_else(|| std::env::current_dir().ok());
     let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
     // A broken layer is an internal error, but the layers that loaded still decide.
-    let (rules, load_errors) = RuleSet::load_lenient(&paths);
-    let call = ToolCall {
-        tool: &event.tool_name,
-        input: &event.tool_input,
-    };
-    let decision = evaluate(&rules, &call);
+    // Only the rules that may fire on this call are parsed (the decision is the same).
+    let subject = Subject::new(&event.tool_name, &event.tool_input);
+    let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
+    let decision = decide(&rules, &subject);
     let mut error = load_errors
         .first()
         .map(|e| format!("ruleset unusable: {e}"))

@@ -110,11 +110,17 @@ impl Decision {
 /// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision.
 #[must_use]
 pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
-    let subject = Subject::new(call.tool, call.input);
+    decide(rules, &Subject::new(call.tool, call.input))
+}
+
+/// [`evaluate`] on a call already made a [`Subject`] (the hook builds one to load the rules
+/// that may fire on it, and shares its texts and shell splits with the decision).
+#[must_use]
+pub fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
     let mut fired = Vec::new();
     let mut errors = Vec::new();
     for (layer, rule) in rules.rules() {
-        match rule.fires(&subject) {
+        match rule.fires(subject) {
             Ok(Some(Hit { pattern, segment })) => fired.push(Fired {
                 id: rule.id.clone(),
                 layer: layer.kind,

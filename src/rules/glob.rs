@@ -8,7 +8,7 @@ pub fn matches(pattern: &str, name: &str) -> bool {
     if pattern == "*" {
         return true;
     }
-    if !pattern.contains(['*', '?', '[']) {
+    if !pattern.bytes().any(|b| matches!(b, b'*' | b'?' | b'[')) {
         // A plain name (`Bash`): every rule's tool is checked on every hook call.
         return pattern == name;
     }

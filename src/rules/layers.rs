@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use super::{Action, Document, Rule, parse_document};
+use super::index::{self, Index};
+use super::parse::parse_rule;
+use super::{Action, Document, Rule, Subject, parse_document};
 use crate::config::Home;
 use crate::{Error, Result};
 
@@ -58,8 +60,11 @@ pub struct Layer {
     pub kind: LayerKind,
     /// Its file (`None` for the starter set).
     pub path: Option<PathBuf>,
-    /// The rules, in file order (disabled starter rules already removed).
+    /// The rules, in file order (disabled starter rules already removed). Loaded for one
+    /// call ([`RuleSet::load_for`]), only the rules that may fire on it.
     pub rules: Vec<Rule>,
+    /// The ids of the rules left out because they cannot fire on the call.
+    skipped: Vec<String>,
     /// The file's text, hashed on demand for the audit chain.
     text: Cow<'static, str>,
     hash: OnceLock<String>,
@@ -101,16 +106,89 @@ impl Layer {
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
-        let Document { rules, disable } = parse_document(&name, &text)?;
+        let doc = parse_document(&name, &text)?;
+        Ok(Self::from_document(kind, path, text, doc))
+    }
+
+    fn from_document(
+        kind: LayerKind,
+        path: Option<PathBuf>,
+        text: Cow<'static, str>,
+        doc: Document,
+    ) -> (Self, Vec<String>) {
         let layer = Layer {
             kind,
             path,
-            rules,
+            rules: doc.rules,
+            skipped: Vec::new(),
             text,
             hash: OnceLock::new(),
         };
-        Ok((layer, disable))
+        (layer, doc.disable)
     }
+
+    /// Parse a layer from its text for one call: only the rules that may fire on `call`,
+    /// through the layer's index in `cache` when it holds one for exactly this text (see
+    /// `index`), else by a full parse that then writes the index.
+    fn for_call(
+        kind: LayerKind,
+        path: Option<PathBuf>,
+        text: Cow<'static, str>,
+        call: &Subject<'_>,
+        cache: &Path,
+        stamp: &str,
+    ) -> Result<(Self, Vec<String>)> {
+        let name = path
+            .as_ref()
+            .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
+        let file = index::file_for(cache, kind, &name);
+        if let Ok(bytes) = std::fs::read(&file)
+            && let Some(index) = Index::read(&bytes, stamp, &text)
+            && let Some((rules, skipped)) = parse_candidates(&name, &text, &index, call)
+        {
+            let layer = Layer {
+                kind,
+                path,
+                rules,
+                skipped,
+                text,
+                hash: OnceLock::new(),
+            };
+            let disable = index.disable.iter().map(|s| (*s).to_string()).collect();
+            return Ok((layer, disable));
+        }
+        let doc = parse_document(&name, &text)?;
+        if let Some(bytes) = index::encode(stamp, &text, &doc) {
+            index::store(&file, &bytes);
+        }
+        Ok(Self::from_document(kind, path, text, doc))
+    }
+
+    /// The id of every rule of the layer, loaded or skipped.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        let loaded = self.rules.iter().map(|r| r.id.as_str());
+        loaded.chain(self.skipped.iter().map(String::as_str))
+    }
+}
+
+/// The rules of an indexed layer that may fire on `call`, parsed, and the ids of the others;
+/// `None` if a span does not parse (the caller then parses the whole file).
+fn parse_candidates(
+    name: &str,
+    text: &str,
+    index: &Index<'_>,
+    call: &Subject<'_>,
+) -> Option<(Vec<Rule>, Vec<String>)> {
+    let mut rules = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, entry) in index.entries.iter().enumerate() {
+        if entry.may_fire(call) {
+            rules.push(parse_rule(name, i, text.get(entry.span.clone())?).ok()?);
+        } else {
+            skipped.push(entry.id()?.to_string());
+        }
+    }
+    Some((rules, skipped))
 }
 
 /// Every active layer, in evaluation order.
@@ -131,6 +209,8 @@ pub struct LayerPaths {
     pub env: Vec<PathBuf>,
     /// `$CALLUS_HOME/candidates.json`.
     pub candidates: PathBuf,
+    /// `$CALLUS_HOME/cache`, where the hook keeps each layer's index.
+    pub cache: PathBuf,
 }
 
 impl LayerPaths {
@@ -151,6 +231,7 @@ impl LayerPaths {
                 .map(|root| root.join(".callus").join("rules.json")),
             env,
             candidates: home.candidates_path(),
+            cache: home.cache_dir(),
         }
     }
 }
@@ -173,10 +254,29 @@ impl RuleSet {
     /// user file is broken its `disable` list is unknown, so every starter rule stays active.
     #[must_use]
     pub fn load_lenient(paths: &LayerPaths) -> (Self, Vec<Error>) {
+        Self::load_with(paths, &|kind, path, text| {
+            Layer::from_text(kind, path, text)
+        })
+    }
+
+    /// Load what [`RuleSet::load_lenient`] loads, keeping only the rules that may fire on
+    /// `call`: what the hook needs, and much cheaper for a large ruleset (see `index`). The
+    /// decision on `call` is the same as with every rule loaded.
+    #[must_use]
+    pub fn load_for(paths: &LayerPaths, call: &Subject<'_>) -> (Self, Vec<Error>) {
+        let Some(stamp) = index::stamp() else {
+            return Self::load_lenient(paths);
+        };
+        Self::load_with(paths, &|kind, path, text| {
+            Layer::for_call(kind, path, text, call, &paths.cache, &stamp)
+        })
+    }
+
+    fn load_with(paths: &LayerPaths, parse: &Parse<'_>) -> (Self, Vec<Error>) {
         let mut layers = Vec::new();
         let mut errors = Vec::new();
         let mut disabled: Vec<String> = Vec::new();
-        match read_layer(LayerKind::User, &paths.user) {
+        match read_layer(LayerKind::User, &paths.user, parse) {
             Ok(Some((user, disable))) => {
                 disabled = disable;
                 layers.push(user);
@@ -184,22 +284,24 @@ impl RuleSet {
             Ok(None) => {}
             Err(e) => errors.push(e),
         }
-        match Layer::from_text(LayerKind::Starter, None, STARTER_JSON) {
+        match parse(LayerKind::Starter, None, Cow::Borrowed(STARTER_JSON)) {
             Ok((mut starter, _)) => {
                 starter.rules.retain(|r| !disabled.contains(&r.id));
+                starter.skipped.retain(|id| !disabled.contains(id));
                 layers.insert(0, starter);
             }
             Err(e) => errors.push(e),
         }
-        let mut push = |kind: LayerKind, path: &Path, required: bool| match read_layer(kind, path) {
-            Ok(Some((layer, _))) => layers.push(layer),
-            // A file the user named explicitly must exist.
-            Ok(None) if required => {
-                errors.push(Error::io(path, std::io::ErrorKind::NotFound.into()));
-            }
-            Ok(None) => {}
-            Err(e) => errors.push(e),
-        };
+        let mut push =
+            |kind: LayerKind, path: &Path, required: bool| match read_layer(kind, path, parse) {
+                Ok(Some((layer, _))) => layers.push(layer),
+                // A file the user named explicitly must exist.
+                Ok(None) if required => {
+                    errors.push(Error::io(path, std::io::ErrorKind::NotFound.into()));
+                }
+                Ok(None) => {}
+                Err(e) => errors.push(e),
+            };
         if let Some(project) = &paths.project {
             push(LayerKind::Project, project, false);
         }
@@ -214,13 +316,14 @@ impl RuleSet {
             let reviewed: std::collections::HashSet<String> = layers
                 .iter()
                 .filter(|l| l.kind != LayerKind::Candidates)
-                .flat_map(|l| l.rules.iter().map(|r| r.id.clone()))
+                .flat_map(|l| l.ids().map(str::to_string))
                 .collect();
             for layer in layers
                 .iter_mut()
                 .filter(|l| l.kind == LayerKind::Candidates)
             {
                 layer.rules.retain(|r| !reviewed.contains(&r.id));
+                layer.skipped.retain(|id| !reviewed.contains(id));
             }
         }
         (RuleSet { layers }, errors)
@@ -253,7 +356,15 @@ impl RuleSet {
     }
 }
 
-fn read_layer(kind: LayerKind, path: &Path) -> Result<Option<(Layer, Vec<String>)>> {
+/// How a layer's text becomes a layer: [`Layer::from_text`], or the hook's parse for one call.
+type Parse<'a> =
+    dyn Fn(LayerKind, Option<PathBuf>, Cow<'static, str>) -> Result<(Layer, Vec<String>)> + 'a;
+
+fn read_layer(
+    kind: LayerKind,
+    path: &Path,
+    parse: &Parse<'_>,
+) -> Result<Option<(Layer, Vec<String>)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         // A path through a non-directory (e.g. `$CALLUS_HOME` is a file) holds no file either.
@@ -267,7 +378,7 @@ fn read_layer(kind: LayerKind, path: &Path) -> Result<Option<(Layer, Vec<String>
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    Layer::from_text(kind, Some(path.to_path_buf()), text).map(Some)
+    parse(kind, Some(path.to_path_buf()), Cow::Owned(text)).map(Some)
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
@@ -286,4 +397,191 @@ pub fn hex(bytes: &[u8]) -> String {
         s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Hit;
+    use serde_json::{Value, json};
+
+    /// A user layer in the shape of `scripts/bench`'s: text, segment, pipeline and writes
+    /// rules; tool-only rules with `unless`; globbed tools; other fields; `flags`, `norm`;
+    /// lookarounds; patterns with no literal to filter on; and a `disable` entry.
+    fn generated_rules() -> String {
+        let mut rules = Vec::new();
+        for i in 0..60 {
+            let rule = match i % 10 {
+                0 => json!({"id": format!("g{i}"), "tool": "Bash", "match": "segment",
+                    "any": [format!(r"^deploy-{i}\s+(--prod|-p)\b")], "unless": ["--dry-run"],
+                    "action": "deny", "message": "m"}),
+                1 => json!({"id": format!("g{i}"), "tool": "Bash", "flags": "i", "norm": true,
+                    "any": [r"\bDROP\s+TABLE\b", format!(r"\bTRUNCATE\s+t{i}\b")],
+                    "action": "block", "message": "m"}),
+                2 => json!({"id": format!("g{i}"), "tool": "Ba*",
+                    "any": [r"\brm\b(?!.*--interactive)"], "action": "nudge", "message": "m"}),
+                3 => json!({"id": format!("g{i}"), "tool": "Bash", "match": "pipeline",
+                    "any": [r"\|\s*(ba)?sh\b"], "action": "monitor"}),
+                4 => json!({"id": format!("g{i}"), "tool": "Bash", "match": "writes",
+                    "any": [r"(^|/)\.(env|npmrc)$"], "action": "deny", "message": "m"}),
+                5 => json!({"id": format!("g{i}"), "tool": "Write", "field": "file_path",
+                    "unless": [r"\.example$"], "action": "nudge", "message": "m"}),
+                6 => json!({"id": format!("g{i}"), "tool": "*", "any": [r"\d{3,}", r"[A-Z]\w+"],
+                    "action": "monitor"}),
+                7 => json!({"id": format!("g{i}"), "tool": "Edit", "field": "new_string",
+                    "any": ["(?i)password\\s*="], "action": "deny", "message": "m"}),
+                8 => json!({"id": format!("g{i}"), "tool": "Bash", "match": "segment",
+                    "any": [r"^sudo\b", r"^git\s+push\b.*--force\b"], "action": "block",
+                    "message": "m"}),
+                _ => json!({"id": format!("g{i}"), "tool": "Bash",
+                    "any": ["^(cargo|npm) test\\b"], "unless": ["--nocapture"],
+                    "action": "nudge", "message": "m"}),
+            };
+            rules.push(rule);
+        }
+        json!({"disable": ["bare-psql-no-target"], "rules": rules}).to_string()
+    }
+
+    /// Every corpus call, plus calls aimed at the generated rules.
+    fn calls() -> Vec<(String, Value)> {
+        let corpus = [
+            include_str!("../../tests/corpus/dangerous.jsonl"),
+            include_str!("../../tests/corpus/benign.jsonl"),
+        ];
+        let mut calls: Vec<(String, Value)> = corpus
+            .iter()
+            .flat_map(|text| text.lines().filter(|l| !l.trim().is_empty()))
+            .map(|line| {
+                let v: Value = serde_json::from_str(line).unwrap();
+                let tool = v["tool"].as_str().unwrap().to_string();
+                let input = match v.get("command") {
+                    Some(c) => json!({ "command": c }),
+                    None => json!({ "file_path": v["file_path"], "new_string": "password = 1" }),
+                };
+                (tool, input)
+            })
+            .collect();
+        for command in [
+            "deploy-10 --prod",
+            "cd x && deploy-20 -p",
+            "deploy-30 --prod --dry-run",
+            "psql -c 'drop table t11'",
+            "curl -s x | bash",
+            "echo 1 > .env",
+            "cargo test --workspace",
+            "ls 12345",
+            "r\"\"m -rf build",
+            "echo 'unbalanced",
+            "ﬀ rm",
+            "",
+        ] {
+            calls.push(("Bash".into(), json!({ "command": command })));
+        }
+        calls.push(("Write".into(), json!({"file_path": "x.example"})));
+        calls.push(("mcp__db__query".into(), json!({"sql": "SELECT 1000"})));
+        calls
+    }
+
+    type Firing = (LayerKind, String, Action, Result<Option<Hit>, String>);
+
+    fn firings(set: &RuleSet, call: &Subject<'_>) -> Vec<Firing> {
+        set.rules()
+            .map(|(layer, rule)| {
+                let hit = rule.fires(call);
+                (
+                    layer.kind,
+                    rule.id.clone(),
+                    layer.effective_action(rule),
+                    hit,
+                )
+            })
+            .filter(|(_, _, _, hit)| !matches!(hit, Ok(None)))
+            .collect()
+    }
+
+    #[test]
+    fn loading_for_a_call_fires_exactly_what_loading_everything_fires() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rulesets");
+        let user = dir.path().join("rules.json");
+        std::fs::write(&user, generated_rules()).unwrap();
+        let paths = LayerPaths {
+            user,
+            project: Some(fixtures.join("project-repo.rules.json")),
+            env: vec![fixtures.join("readonly-db.rules.json")],
+            candidates: fixtures.join("starter.rules.json"),
+            cache: dir.path().join("cache"),
+        };
+        let (full, errors) = RuleSet::load_lenient(&paths);
+        assert!(errors.is_empty(), "{errors:?}");
+        let total: usize = full.layers.iter().map(|l| l.rules.len()).sum();
+        let mut fewest = total;
+        let mut fired = 0;
+        for (tool, input) in calls() {
+            let call = Subject::new(&tool, &input);
+            let want = firings(&full, &call);
+            // A fresh subject, so nothing the full pass computed is reused.
+            let call = Subject::new(&tool, &input);
+            let (some, errors) = RuleSet::load_for(&paths, &call);
+            assert!(errors.is_empty(), "{errors:?}");
+            assert_eq!(firings(&some, &call), want, "{tool} {input}");
+            fired += want.len();
+            let loaded: usize = some.layers.iter().map(|l| l.rules.len()).sum();
+            fewest = fewest.min(loaded);
+            // Every rule is either loaded or skipped, and the user's `disable` holds.
+            let ids = |set: &RuleSet| {
+                let mut ids: Vec<String> = set
+                    .layers
+                    .iter()
+                    .flat_map(|l| l.ids().map(str::to_string))
+                    .collect();
+                ids.sort();
+                ids
+            };
+            assert_eq!(ids(&some), ids(&full));
+        }
+        assert!(fired > 300, "the calls exercise the rules: {fired} firings");
+        assert!(
+            fewest < total / 4,
+            "the index skipped rules: {fewest} of {total}"
+        );
+        // One index per layer: starter, user, project, env, candidates.
+        assert_eq!(std::fs::read_dir(&paths.cache).unwrap().count(), 5);
+    }
+
+    #[test]
+    fn a_stale_index_is_never_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("rules.json");
+        let rule = |word: &str| {
+            format!(r#"{{"rules": [{{"id": "r", "any": ["\\b{word}\\b"], "message": "m"}}]}}"#)
+        };
+        let paths = LayerPaths {
+            user: user.clone(),
+            project: None,
+            env: Vec::new(),
+            candidates: dir.path().join("candidates.json"),
+            cache: dir.path().join("cache"),
+        };
+        let input = json!({"command": "zork -c 1"});
+        let fires = || {
+            let call = Subject::new("Bash", &input);
+            let (set, errors) = RuleSet::load_for(&paths, &call);
+            assert!(errors.is_empty(), "{errors:?}");
+            !firings(&set, &call).is_empty()
+        };
+        std::fs::write(&user, rule("zork")).unwrap();
+        assert!(fires());
+        assert!(fires()); // from the index
+        // Same size, same modification second: only the bytes tell them apart.
+        std::fs::write(&user, rule("zorp")).unwrap();
+        assert!(!fires());
+        std::fs::write(&user, rule("zork")).unwrap();
+        assert!(fires());
+        // A broken file is reported, whatever index its earlier text left behind.
+        std::fs::write(&user, rule("zork").replace("\"m\"", "7")).unwrap();
+        let call = Subject::new("Bash", &input);
+        let (_, errors) = RuleSet::load_for(&paths, &call);
+        assert_eq!(errors.len(), 1);
+    }
 }

@@ -13,6 +13,7 @@ pub mod check;
 pub mod commands;
 pub mod field;
 pub mod glob;
+pub mod index;
 pub mod layers;
 pub mod parse;
 pub mod pattern;
@@ -194,7 +195,16 @@ impl Rule {
     ///
     /// `Err` is a pattern that failed to compile or ran out of backtracking budget.
     pub fn fires(&self, call: &Subject<'_>) -> std::result::Result<Option<Hit>, String> {
-        if !glob::matches(&self.tool, call.tool) {
+        // The layer index skips exactly the rules this test rules out (see `index`).
+        let may_fire = call.may_fire(
+            &self.tool,
+            &self.field,
+            self.norm,
+            self.match_mode,
+            !self.any.is_empty(),
+            |hay| self.any.iter().any(|p| p.may_match(hay)),
+        );
+        if !may_fire {
             return Ok(None);
         }
         let view = call.view(&self.field, self.norm);
@@ -212,9 +222,6 @@ impl Rule {
                 pattern: None,
                 segment: None,
             }));
-        }
-        if view.text.trim().is_empty() {
-            return Ok(None);
         }
         let hit = match self.match_mode {
             MatchMode::Text => first_match(&self.any, &view.text, &view.lower)?.map(|i| Hit {
@@ -390,6 +397,39 @@ impl<'a> Subject<'a> {
             tool,
             input,
             views: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Could a rule fire on this call, judged from its tool glob, field, `norm`, match mode,
+    /// whether it has `any` patterns, and `may`: whether one of them could match an
+    /// ASCII-lowercased haystack (the literal prefilter)? False only when it certainly does
+    /// not: the tool differs, the field is blank, or no pattern's literals occur in the text
+    /// the rule would run on (a structural rule's units, and its whole text when the split
+    /// is incomplete). A tool-only rule may fire whenever its tool matches.
+    pub fn may_fire(
+        &self,
+        tool: &str,
+        field: &str,
+        norm: bool,
+        mode: MatchMode,
+        has_any: bool,
+        may: impl Fn(&str) -> bool,
+    ) -> bool {
+        if !glob::matches(tool, self.tool) {
+            return false;
+        }
+        if !has_any {
+            return true;
+        }
+        let view = self.view(field, norm);
+        if view.text.trim().is_empty() {
+            return false;
+        }
+        match mode {
+            MatchMode::Text => may(&view.lower),
+            MatchMode::Segment | MatchMode::Pipeline | MatchMode::Writes => {
+                (!view.split().complete && may(&view.lower)) || may(&view.units(mode).lower)
+            }
         }
     }
 

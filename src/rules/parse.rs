@@ -8,6 +8,7 @@
 //! (actions, messages, flags, dates) run once, in `build_rule`, for both.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -43,6 +44,9 @@ pub struct Document {
     pub rules: Vec<Rule>,
     /// Starter rule ids to disable (honoured only in the user layer).
     pub disable: Vec<String>,
+    /// Each rule's byte range in the document text, parallel to `rules` (the layer index
+    /// records them so the hook can parse one rule without the rest).
+    pub spans: Vec<Range<usize>>,
 }
 
 /// The document as serde reads it. Keep in step with [`TOP_LEVEL_KEYS`] (tested).
@@ -50,7 +54,7 @@ pub struct Document {
 #[serde(deny_unknown_fields)]
 struct DocFields<'a> {
     #[serde(borrow)]
-    rules: Option<Vec<RuleFields<'a>>>,
+    rules: Option<Vec<&'a RawValue>>,
     #[serde(borrow)]
     disable: Option<Vec<Cow<'a, str>>>,
     #[allow(dead_code)] // informational: accepted, never read
@@ -150,23 +154,36 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
         field,
         msg,
     };
-    let doc = match serde_json::from_str::<DocFields<'_>>(text) {
-        Ok(doc) => doc,
-        Err(serde_err) => {
-            // Say exactly which rule and field is wrong; serde only knows line and column.
-            let explained = serde_json::from_str::<Value>(text)
-                .map_err(|e| Error::json(file, e))
-                .and_then(|v| explain(&v).map_err(|(r, f, m)| err(r, f, m)));
-            return Err(match explained {
-                Err(e) => e,
-                Ok(()) => Error::json(file, serde_err),
-            });
+    // Say exactly which rule and field is wrong; serde only knows line and column.
+    let refused = |serde_err: serde_json::Error| {
+        let explained = serde_json::from_str::<Value>(text)
+            .map_err(|e| Error::json(file, e))
+            .and_then(|v| explain(&v).map_err(|(r, f, m)| err(r, f, m)));
+        match explained {
+            Err(e) => e,
+            Ok(()) => Error::json(file, serde_err),
         }
     };
-    let fields = doc.rules.unwrap_or_default();
-    let mut rules = Vec::with_capacity(fields.len());
-    for (i, f) in fields.into_iter().enumerate() {
-        rules.push(build_rule(i, f).map_err(|(r, f, m)| err(r, f, m))?);
+    let doc = serde_json::from_str::<DocFields<'_>>(text).map_err(refused)?;
+    let raws = doc.rules.unwrap_or_default();
+    let mut rules = Vec::with_capacity(raws.len());
+    let mut spans = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.iter().enumerate() {
+        let Ok(fields) = serde_json::from_str::<RuleFields<'_>>(raw.get()) else {
+            // Read the rules again in place, so serde's line and column are the file's.
+            #[derive(Deserialize)]
+            struct InPlace<'a> {
+                #[serde(borrow)]
+                #[allow(dead_code)] // read only for the error
+                rules: Vec<RuleFields<'a>>,
+            }
+            let e = serde_json::from_str::<InPlace<'_>>(text)
+                .err()
+                .unwrap_or_else(|| serde::de::Error::custom(format!("rule #{i} is invalid")));
+            return Err(refused(e));
+        };
+        rules.push(build_rule(i, fields).map_err(|(r, f, m)| err(r, f, m))?);
+        spans.push(span_in(text, raw.get()));
     }
     // The first rule (in file order) whose id an earlier rule has: sorting (id, index) pairs
     // is cheaper than hashing every id on each hook call.
@@ -196,6 +213,27 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
             .into_iter()
             .map(Cow::into_owned)
             .collect(),
+        spans,
+    })
+}
+
+/// Where `part`, a subslice of `whole`, lies in it.
+fn span_in(whole: &str, part: &str) -> Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    debug_assert!(whole.get(start..start + part.len()) == Some(part));
+    start..start + part.len()
+}
+
+/// Parse the rule at position `index` of `file` from its own text: a span the layer index
+/// recorded in a document that validated as a whole (so the duplicate-id check, which needs
+/// every rule, has already run).
+pub(crate) fn parse_rule(file: &str, index: usize, text: &str) -> Result<Rule> {
+    let fields = serde_json::from_str::<RuleFields<'_>>(text).map_err(|e| Error::json(file, e))?;
+    build_rule(index, fields).map_err(|(rule, field, msg)| Error::Ruleset {
+        file: file.to_string(),
+        rule,
+        field,
+        msg,
     })
 }
 

@@ -1,0 +1,446 @@
+//! The layer index: a per-file cache that lets the hook parse only the rules a call can need.
+//!
+//! Reading and validating a 200-rule file costs more than the rest of a hook call together,
+//! and most rules cannot fire on most calls. When a layer file validates, the hook writes an
+//! index of it under `$CALLUS_HOME/cache/`: for each rule its id, its byte span in the file,
+//! its tool glob, field, `norm` and match mode, and for each `any` pattern the literal strings
+//! one of which every match contains (see `prefilter`). Later calls read the index, parse just
+//! the rules that [`Subject::may_fire`] admits, and skip the rest.
+//!
+//! Guarantees:
+//! - Exactness: an index is used only when the file's bytes equal the bytes it was built from
+//!   (kept in the index and compared: no timestamp or hash can be fooled), and only by the
+//!   very binary that wrote it (its version and the executable's size and modification time,
+//!   so a rebuild whose prefilter differs starts afresh). Anything else (a missing, truncated
+//!   or garbled index, another binary) is a miss: the file is parsed in full, as if there
+//!   were no index. What the index adds to the file's text carries a checksum, so a
+//!   corrupted entry is a miss too, not a rule parsed from the wrong span.
+//! - Soundness: a skipped rule is one that would not have fired: [`crate::rules::Rule::fires`]
+//!   starts with the same [`Subject::may_fire`] test on the same literals.
+//! - Only a file that validated as a whole is indexed, so an index never hides a broken
+//!   ruleset, and a rule parsed through it is the rule a full parse gives.
+//! - Writing is best effort (a temporary file renamed into place, in a private directory);
+//!   a failure costs speed, never a decision. Reading never panics on any bytes.
+
+use std::io::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use super::layers::{LayerKind, sha256_hex};
+use super::prefilter::required_literals;
+use super::{Document, MatchMode, Subject};
+
+/// The layout version; bump it when the layout or the meaning of a field changes.
+const FORMAT: &str = "callus layer index 1";
+
+/// A pattern whose literal requirement is unknown (it may match anything).
+const NO_REQUIREMENT: u32 = u32::MAX;
+
+/// What ties an index to the binary that wrote it (`None` when the executable cannot be
+/// inspected: then no index is used or written).
+#[must_use]
+pub fn stamp() -> Option<String> {
+    let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    Some(format!(
+        "{FORMAT} {} {} {}",
+        env!("CARGO_PKG_VERSION"),
+        meta.len(),
+        mtime.as_nanos()
+    ))
+}
+
+/// The index file for a layer (`name` is its path, or `starter`) under `dir`.
+#[must_use]
+pub fn file_for(dir: &Path, kind: LayerKind, name: &str) -> PathBuf {
+    let key = sha256_hex(format!("{}\0{name}", kind.as_str()).as_bytes());
+    dir.join(format!("layer-{}.idx", &key[..16]))
+}
+
+/// The index of `doc`, parsed from `text`, stamped with `stamp`. `None` if a length does
+/// not fit the format (a file over 4 GiB).
+#[must_use]
+pub fn encode(stamp: &str, text: &str, doc: &Document) -> Option<Vec<u8>> {
+    let mut w = Writer(Vec::with_capacity(text.len() + 64 * doc.rules.len() + 256));
+    w.bytes(stamp.as_bytes())?;
+    w.bytes(text.as_bytes())?;
+    let tail = w.0.len();
+    w.len(doc.disable.len())?;
+    for id in &doc.disable {
+        w.bytes(id.as_bytes())?;
+    }
+    w.len(doc.rules.len())?;
+    for (rule, span) in doc.rules.iter().zip(&doc.spans) {
+        w.len(span.start)?;
+        w.len(span.end)?;
+        w.0.push(u8::from(rule.norm) | (mode_code(rule.match_mode) << 1));
+        w.bytes(rule.id.as_bytes())?;
+        w.bytes(rule.tool.as_bytes())?;
+        w.bytes(rule.field.as_bytes())?;
+        w.len(rule.any.len())?;
+        for pattern in &rule.any {
+            match required_literals(pattern.source()) {
+                None => w.0.extend_from_slice(&NO_REQUIREMENT.to_le_bytes()),
+                Some(lits) => {
+                    w.len(lits.len())?;
+                    for lit in &lits {
+                        w.bytes(lit.as_bytes())?;
+                    }
+                }
+            }
+        }
+    }
+    let sum = checksum(&w.0[tail..]);
+    w.0.extend_from_slice(&sum.to_le_bytes());
+    Some(w.0)
+}
+
+/// FNV-1a (64-bit) of `bytes`: enough to tell a damaged index from a sound one.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Write `bytes` as the index file `file`, atomically; failures are ignored (the next call
+/// parses in full again).
+pub fn store(file: &Path, bytes: &[u8]) {
+    let Some(dir) = file.parent() else { return };
+    if crate::config::ensure_private_dir(dir).is_err() {
+        return;
+    }
+    let tmp = file.with_extension(format!("tmp.{}", std::process::id()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let written = opts.open(&tmp).and_then(|mut f| f.write_all(bytes));
+    if written.is_ok() && std::fs::rename(&tmp, file).is_ok() {
+        return;
+    }
+    let _ = std::fs::remove_file(&tmp);
+}
+
+/// A layer's index, read in place from the index file's bytes.
+#[derive(Debug)]
+pub struct Index<'a> {
+    /// The document's `disable` list.
+    pub disable: Vec<&'a str>,
+    /// One entry per rule, in file order.
+    pub entries: Vec<Entry<'a>>,
+}
+
+/// What the index knows of one rule.
+#[derive(Debug)]
+pub struct Entry<'a> {
+    /// The rule's byte range in the layer file.
+    pub span: Range<usize>,
+    /// Its id (UTF-8: checked when used, as most ids never are).
+    id: &'a [u8],
+    tool: &'a [u8],
+    field: &'a str,
+    norm: bool,
+    mode: MatchMode,
+    /// How many `any` patterns it has.
+    patterns: usize,
+    /// Their literal requirements, as written by [`encode`].
+    literals: &'a [u8],
+}
+
+impl<'a> Index<'a> {
+    /// Read `bytes` as the index of `text` written by the binary `stamp` names; `None` when
+    /// it is not exactly that (a miss).
+    #[must_use]
+    pub fn read(bytes: &'a [u8], stamp: &str, text: &str) -> Option<Self> {
+        let mut c = Cursor(bytes);
+        if c.bytes()? != stamp.as_bytes() || c.bytes()? != text.as_bytes() {
+            return None;
+        }
+        let (body, sum) = c.0.split_last_chunk::<8>()?;
+        if checksum(body) != u64::from_le_bytes(*sum) {
+            return None;
+        }
+        c.0 = body;
+        let disable = (0..c.len()?).map(|_| c.str()).collect::<Option<Vec<_>>>()?;
+        let count = c.len()?;
+        // Every entry takes at least 25 bytes: a garbled count cannot reserve much.
+        let mut entries = Vec::with_capacity(count.min(c.0.len() / 25));
+        for _ in 0..count {
+            let span = c.len()?..c.len()?;
+            text.get(span.clone())?;
+            let flags = *c.0.first()?;
+            c.0 = &c.0[1..];
+            let (id, tool, field) = (c.bytes()?, c.bytes()?, c.str()?);
+            let patterns = c.len()?;
+            let start = c.0;
+            for _ in 0..patterns {
+                let n = c.u32()?;
+                if n != NO_REQUIREMENT {
+                    for _ in 0..n {
+                        c.str()?;
+                    }
+                }
+            }
+            let literals = &start[..start.len() - c.0.len()];
+            entries.push(Entry {
+                span,
+                id,
+                tool,
+                field,
+                norm: flags & 1 == 1,
+                mode: mode_from(flags >> 1)?,
+                patterns,
+                literals,
+            });
+        }
+        c.0.is_empty().then_some(Index { disable, entries })
+    }
+}
+
+impl Entry<'_> {
+    /// The rule's id.
+    #[must_use]
+    pub fn id(&self) -> Option<&str> {
+        std::str::from_utf8(self.id).ok()
+    }
+
+    /// Could the rule fire on `call`? False only when it certainly does not.
+    #[must_use]
+    pub fn may_fire(&self, call: &Subject<'_>) -> bool {
+        // Most tools are plain names: compare the bytes, no UTF-8 check needed.
+        let plain = !self.tool.iter().any(|b| matches!(b, b'*' | b'?' | b'['));
+        if plain && self.tool != call.tool.as_bytes() {
+            return false;
+        }
+        let Ok(tool) = std::str::from_utf8(self.tool) else {
+            return true;
+        };
+        call.may_fire(
+            tool,
+            self.field,
+            self.norm,
+            self.mode,
+            self.patterns > 0,
+            |hay| self.may_match(hay),
+        )
+    }
+
+    /// Could one of the `any` patterns match `hay_lower` (ASCII-lowercased)? The answer
+    /// `Pattern::may_match` gives, from the recorded literals.
+    fn may_match(&self, hay_lower: &str) -> bool {
+        if !hay_lower.is_ascii() {
+            return true;
+        }
+        let mut c = Cursor(self.literals);
+        for _ in 0..self.patterns {
+            let Some(n) = c.u32() else { return true };
+            if n == NO_REQUIREMENT {
+                return true;
+            }
+            let mut found = false;
+            for _ in 0..n {
+                let Some(lit) = c.bytes() else { return true };
+                found = found || contains(hay_lower.as_bytes(), lit);
+            }
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Does `hay` contain `needle`? Haystacks and literals are short: finding the first byte
+/// with `memchr` and comparing the rest beats setting up a substring searcher per literal.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    let mut from = 0;
+    while let Some(at) = hay.get(from..).and_then(|h| memchr::memchr(first, h)) {
+        let start = from + at + 1;
+        if hay.get(start..start + rest.len()) == Some(rest) {
+            return true;
+        }
+        from = start;
+    }
+    false
+}
+
+fn mode_code(mode: MatchMode) -> u8 {
+    match mode {
+        MatchMode::Text => 0,
+        MatchMode::Segment => 1,
+        MatchMode::Pipeline => 2,
+        MatchMode::Writes => 3,
+    }
+}
+
+fn mode_from(code: u8) -> Option<MatchMode> {
+    Some(match code {
+        0 => MatchMode::Text,
+        1 => MatchMode::Segment,
+        2 => MatchMode::Pipeline,
+        3 => MatchMode::Writes,
+        _ => return None,
+    })
+}
+
+/// Little-endian `u32` lengths, each byte string prefixed by its length.
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn len(&mut self, n: usize) -> Option<()> {
+        let n = u32::try_from(n).ok().filter(|&n| n != NO_REQUIREMENT)?;
+        self.0.extend_from_slice(&n.to_le_bytes());
+        Some(())
+    }
+
+    fn bytes(&mut self, b: &[u8]) -> Option<()> {
+        self.len(b.len())?;
+        self.0.extend_from_slice(b);
+        Some(())
+    }
+}
+
+/// Reads what [`Writer`] wrote; every read is bounds-checked.
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn u32(&mut self) -> Option<u32> {
+        let (head, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        Some(u32::from_le_bytes(*head))
+    }
+
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.u32()?).ok()
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.len()?;
+        let (head, rest) = (self.0.get(..n)?, self.0.get(n..)?);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::parse_document;
+    use serde_json::json;
+
+    const TEXT: &str = r#"{"disable": ["x"], "rules": [
+        {"id": "psql", "tool": "Bash", "any": ["\\bpsql\\b(?!.*-h)"], "message": "m"},
+        {"id": "seg", "match": "segment", "norm": true, "any": ["^rm\\s", ".*"], "message": "m"},
+        {"id": "write", "tool": "Write", "field": "file_path", "message": "m"}
+    ]}"#;
+
+    fn index_bytes() -> Vec<u8> {
+        encode("s", TEXT, &parse_document("t", TEXT).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_index_reads_back_only_for_the_same_text_and_stamp() {
+        let bytes = index_bytes();
+        let index = Index::read(&bytes, "s", TEXT).unwrap();
+        assert_eq!(index.disable, ["x"]);
+        let ids: Vec<_> = index.entries.iter().map(|e| e.id().unwrap()).collect();
+        assert_eq!(ids, ["psql", "seg", "write"]);
+        assert!(TEXT[index.entries[2].span.clone()].starts_with(r#"{"id": "write""#));
+        assert!(Index::read(&bytes, "other", TEXT).is_none());
+        let edited = TEXT.replace("psql", "PSQL");
+        assert!(Index::read(&bytes, "s", &edited).is_none());
+        // Any truncation, and any trailing garbage, is a miss, never a panic.
+        for cut in 0..bytes.len() {
+            assert!(Index::read(&bytes[..cut], "s", TEXT).is_none(), "cut {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(Index::read(&longer, "s", TEXT).is_none());
+    }
+
+    #[test]
+    fn candidates_follow_tool_and_literals() {
+        let bytes = index_bytes();
+        let index = Index::read(&bytes, "s", TEXT).unwrap();
+        let may = |tool: &str, input: serde_json::Value| -> Vec<&str> {
+            let call = Subject::new(tool, &input);
+            let out = index.entries.iter().filter(|e| e.may_fire(&call));
+            out.map(|e| e.id().unwrap()).collect()
+        };
+        // `.*` has no literal requirement: the segment rule is always a candidate on text.
+        assert_eq!(may("Bash", json!({"command": "ls"})), ["seg"]);
+        assert_eq!(
+            may("Bash", json!({"command": "PSQL -c 1"})),
+            ["psql", "seg"]
+        );
+        assert_eq!(may("Bash", json!({"command": ""})), Vec::<&str>::new());
+        assert_eq!(may("Write", json!({"file_path": "a"})), ["write"]);
+        // Non-ASCII text may fold to anything.
+        assert_eq!(may("Bash", json!({"command": "ﬀ"})), ["psql", "seg"]);
+    }
+
+    #[test]
+    fn contains_finds_every_occurrence_position() {
+        for (hay, needle, want) in [
+            ("psql -c 1", "psql", true),
+            ("ppsql", "psql", true),
+            ("a psq", "psql", false),
+            ("xx", "", true),
+            ("", "a", false),
+            ("abab", "bab", true),
+            ("abab", "bb", false),
+        ] {
+            assert_eq!(
+                contains(hay.as_bytes(), needle.as_bytes()),
+                want,
+                "{hay} {needle}"
+            );
+        }
+    }
+
+    #[test]
+    fn any_damaged_byte_is_a_miss() {
+        let bytes = index_bytes();
+        for i in 0..bytes.len() {
+            for flip in [0x01, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                assert!(Index::read(&b, "s", TEXT).is_none(), "byte {i} ^ {flip:#x}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Even bytes whose checksum holds (written by a faulty binary) never panic, and
+        /// a span that is read always lies inside the text.
+        #[test]
+        fn any_body_with_a_valid_checksum_reads_without_panic(
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+        ) {
+            let mut w = Writer(Vec::new());
+            w.bytes(b"s").unwrap();
+            w.bytes(TEXT.as_bytes()).unwrap();
+            w.0.extend_from_slice(&body);
+            w.0.extend_from_slice(&checksum(&body).to_le_bytes());
+            if let Some(index) = Index::read(&w.0, "s", TEXT) {
+                let input = json!({"command": "psql x", "file_path": "p"});
+                let call = Subject::new("Bash", &input);
+                for e in &index.entries {
+                    proptest::prop_assert!(TEXT.get(e.span.clone()).is_some());
+                    let _ = e.may_fire(&call);
+                }
+            }
+        }
+    }
+}
