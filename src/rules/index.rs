@@ -51,11 +51,46 @@ pub fn stamp() -> Option<String> {
     ))
 }
 
-/// The index file for a layer (`name` is its path, or `starter`) under `dir`.
+/// The index file for a layer (`name` is its path, or `starter`) under `dir`, as written by
+/// the binary `stamp` names: two binaries sharing a home (an installed one and a build) keep
+/// an index each instead of overwriting each other's on every call.
 #[must_use]
-pub fn file_for(dir: &Path, kind: LayerKind, name: &str) -> PathBuf {
-    let key = sha256_hex(format!("{}\0{name}", kind.as_str()).as_bytes());
-    dir.join(format!("layer-{}.idx", &key[..16]))
+pub fn file_for(dir: &Path, kind: LayerKind, name: &str, stamp: &str) -> PathBuf {
+    let layer = sha256_hex(format!("{}\0{name}", kind.as_str()).as_bytes());
+    let binary = sha256_hex(stamp.as_bytes());
+    dir.join(format!("layer-{}-{}.idx", &layer[..16], &binary[..8]))
+}
+
+/// How long an index written by another binary is kept after its last write.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Remove the indexes of the layer `file` indexes that other binaries wrote and have not
+/// rewritten for a day (old builds), so the cache does not grow with every upgrade.
+fn remove_stale(file: &Path) {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let Some(prefix) = name.rsplit_once('-').map(|(layer, _)| format!("{layer}-")) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let other = entry.file_name();
+        let Some(other) = other.to_str() else {
+            continue;
+        };
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if other != name && other.starts_with(&prefix) && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The index of `doc`, parsed from `text`, stamped with `stamp`. `None` if a length does
@@ -120,6 +155,7 @@ pub fn store(file: &Path, bytes: &[u8]) {
     }
     let written = opts.open(&tmp).and_then(|mut f| f.write_all(bytes));
     if written.is_ok() && std::fs::rename(&tmp, file).is_ok() {
+        remove_stale(file);
         return;
     }
     let _ = std::fs::remove_file(&tmp);
@@ -407,6 +443,30 @@ mod tests {
                 "{hay} {needle}"
             );
         }
+    }
+
+    #[test]
+    fn writing_an_index_removes_only_other_binaries_old_indexes_of_that_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |kind, name, stamp| file_for(dir.path(), kind, name, stamp);
+        let mine = at(LayerKind::User, "/r.json", "new");
+        let old_build = at(LayerKind::User, "/r.json", "old");
+        let other_binary = at(LayerKind::User, "/r.json", "other");
+        let other_layer = at(LayerKind::Project, "/r.json", "old");
+        assert_ne!(mine, old_build);
+        let two_days_ago = std::time::SystemTime::now() - 2 * STALE_AFTER;
+        for f in [&old_build, &other_binary, &other_layer] {
+            std::fs::write(f, b"x").unwrap();
+        }
+        for f in [&old_build, &other_layer] {
+            let file = std::fs::File::options().write(true).open(f).unwrap();
+            file.set_modified(two_days_ago).unwrap();
+        }
+        store(&mine, b"index");
+        assert_eq!(std::fs::read(&mine).unwrap(), b"index");
+        assert!(!old_build.exists());
+        assert!(other_binary.exists(), "a binary in use keeps its index");
+        assert!(other_layer.exists(), "another layer's index is not touched");
     }
 
     #[test]

@@ -141,7 +141,7 @@ impl Layer {
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
-        let file = index::file_for(cache, kind, &name);
+        let file = index::file_for(cache, kind, &name, stamp);
         if let Ok(bytes) = std::fs::read(&file)
             && let Some(index) = Index::read(&bytes, stamp, &text)
             && let Some((rules, skipped)) = parse_candidates(&name, &text, &index, call)
