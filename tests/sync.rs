@@ -137,6 +137,10 @@ fn two_origins_reach_a_candidate_neither_reaches_alone() {
         found[0]["meta"]["attempt_count"], 6,
         "and both machines' successes"
     );
+    let id = found[0]["id"].as_str().unwrap();
+    let out = lead.run(&["derive", "explain", id, "--db", &url, "--json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(id), "{}", stdout(&out));
 
     let out = lead.run(&["record", "stats", "--db", &url, "--json"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

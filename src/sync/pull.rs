@@ -2,7 +2,7 @@
 //! and `record stats` run on it unchanged.
 //!
 //! One `psql` run reads all three tables in one `REPEATABLE READ` snapshot (`\copy … TO`
-//! files in a private temporary directory, COPY text format, see [`super::copy_text`]); the
+//! files in a private temporary directory, COPY text format, see `copy_text`); the
 //! rows go into a store created with the normal migrations, in the same directory, removed
 //! when the [`TeamCopy`] is dropped.
 //!
@@ -35,7 +35,8 @@ const NO_SCHEMA: &str = "callus:no-team-store";
 /// A temporary local copy of the team's evidence.
 #[derive(Debug)]
 pub struct TeamCopy {
-    dir: tempfile::TempDir,
+    /// Holds the directory (and the store in it) until the copy is dropped.
+    _dir: tempfile::TempDir,
     path: PathBuf,
     /// Distinct origins that pushed anything.
     pub origins: usize,
@@ -50,12 +51,6 @@ impl TeamCopy {
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The temporary directory holding it (removed on drop).
-    #[must_use]
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
     }
 }
 
@@ -124,7 +119,7 @@ pub fn pull(url: &PgUrl) -> Result<TeamCopy> {
     tx.commit().map_err(|e| Error::sql("commit team copy", e))?;
     drop(conn);
     Ok(TeamCopy {
-        dir,
+        _dir: dir,
         path,
         origins: origins.len(),
         calls,
