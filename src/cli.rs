@@ -50,6 +50,12 @@ pub enum Command {
     /// Manage sessions halted by a RECUSE signal
     #[command(subcommand)]
     Session(SessionCommand),
+    /// Share evidence with the team through a `PostgreSQL` database
+    ///
+    /// `sync push` uploads this machine's store; `derive`, `guard prune`, `report` and
+    /// `record stats` then read everyone's with `--db postgres://…`.
+    #[command(subcommand)]
+    Sync(SyncCommand),
     /// Play a bundled trace through record, derive, guard, audit and prune in a temp home
     Demo(DemoArgs),
 }
@@ -119,6 +125,10 @@ pub struct PruneArgs {
     /// Print the verdicts as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Read the evidence from DB instead of the local store: a `postgres://` URL (the team's
+    /// shared store, filled by `callus sync push`) or the path of an `SQLite` store.
+    #[arg(long, value_name = "DB")]
+    pub db: Option<String>,
 }
 
 /// Subcommands of `callus guard audit`.
@@ -206,6 +216,10 @@ pub struct StatsArgs {
     /// Print the statistics as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Read the evidence from DB instead of the local store: a `postgres://` URL (the team's
+    /// shared store, filled by `callus sync push`) or the path of an `SQLite` store.
+    #[arg(long, value_name = "DB")]
+    pub db: Option<String>,
 }
 
 /// `callus derive [explain ID]`.
@@ -242,6 +256,10 @@ pub struct DeriveArgs {
     /// Write the candidate document to FILE instead of `$CALLUS_HOME/candidates.json`.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Read the evidence from DB instead of the local store: a `postgres://` URL (the team's
+    /// shared store, filled by `callus sync push`) or the path of an `SQLite` store.
+    #[arg(long, value_name = "DB")]
+    pub db: Option<String>,
 }
 
 /// Subcommands of `callus derive`.
@@ -254,6 +272,10 @@ pub enum DeriveCommand {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+        /// Explain from DB's evidence: a `postgres://` URL (the team's store) or an `SQLite`
+        /// store path — the store the candidate was derived from.
+        #[arg(long, value_name = "DB")]
+        db: Option<String>,
     },
 }
 
@@ -328,6 +350,10 @@ pub struct ReportArgs {
     /// Write a self-contained HTML report to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Read the evidence from DB instead of the local store: a `postgres://` URL (the team's
+    /// shared store, filled by `callus sync push`) or the path of an `SQLite` store.
+    #[arg(long, value_name = "DB")]
+    pub db: Option<String>,
 }
 
 /// Subcommands of `callus scope`.
@@ -421,6 +447,40 @@ pub enum SessionCommand {
         /// The session id.
         id: String,
     },
+}
+
+/// Subcommands of `callus sync`.
+#[derive(Debug, Subcommand)]
+pub enum SyncCommand {
+    /// Upload this machine's sessions, tool calls and audit records to the team database
+    ///
+    /// Creates the `callus` schema if it is missing, then upserts every local row in one
+    /// transaction: pushing twice adds nothing, a row that changed here (a pending call that
+    /// failed) is updated there. Only what the local store holds is sent, already redacted.
+    /// Talks to `PostgreSQL` through `psql`, so every libpq convention works (`~/.pgpass`,
+    /// `PGPASSWORD`, `sslmode=…` in the URL); a password in the URL is handed to `psql` in
+    /// its environment, never on its command line.
+    Push(SyncPushArgs),
+}
+
+/// `callus sync push`.
+#[derive(Debug, Args)]
+pub struct SyncPushArgs {
+    /// The team database, a `postgres://` or `postgresql://` URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CALLUS_SYNC_DB",
+        hide_env_values = true
+    )]
+    pub db: String,
+    /// Who is pushing: tags every row, and keeps each origin's audit chain whole (default
+    /// `user@hostname`; keep it stable, or the same rows arrive again under a new name).
+    #[arg(long, value_name = "NAME")]
+    pub origin: Option<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `callus demo`.

@@ -19,7 +19,7 @@ pub enum Exit {
     Usage = 2,
     /// 3: an input or config file could not be read or parsed.
     Input = 3,
-    /// 4: the store (`SQLite` or the filesystem under `CALLUS_HOME`) failed.
+    /// 4: the store (`SQLite`, the filesystem under `CALLUS_HOME`, or the team's `PostgreSQL`) failed.
     Store = 4,
 }
 
@@ -68,6 +68,16 @@ pub enum Error {
         /// The underlying error.
         source: rusqlite::Error,
     },
+    /// The team store (a shared `PostgreSQL` reached through `psql`) failed: it could not be
+    /// reached, refused the credentials, or rejected a statement.
+    Team {
+        /// The database, as a URL with any password removed.
+        db: String,
+        /// The operation that failed, e.g. `"connect"`, `"push"`.
+        op: String,
+        /// What went wrong, on one line.
+        msg: String,
+    },
 }
 
 impl Error {
@@ -78,7 +88,7 @@ impl Error {
             Error::Io { .. } | Error::Json { .. } | Error::Ruleset { .. } | Error::Invalid(_) => {
                 Exit::Input
             }
-            Error::Sql { .. } => Exit::Store,
+            Error::Sql { .. } | Error::Team { .. } => Exit::Store,
         }
     }
 
@@ -129,6 +139,7 @@ impl fmt::Display for Error {
             }
             Error::Invalid(msg) => f.write_str(msg),
             Error::Sql { op, source } => write!(f, "store: {op}: {source}"),
+            Error::Team { db, op, msg } => write!(f, "team store {db}: {op}: {msg}"),
         }
     }
 }
@@ -139,7 +150,7 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             Error::Json { source, .. } => Some(source),
             Error::Sql { source, .. } => Some(source),
-            Error::Ruleset { .. } | Error::Invalid(_) => None,
+            Error::Ruleset { .. } | Error::Invalid(_) | Error::Team { .. } => None,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! keeps the audit chain; [`prune`] and [`report`] measure whether rules help; [`scope`]
 //! checks a run wrote only what it declared; [`install`] wires the hooks in. [`store`] and
 //! [`redact`] sit underneath every stage that writes; [`window`] is the one parser of the
-//! `--since`/`--until` time windows every stage that looks back over the store takes.
+//! `--since`/`--until` time windows every stage that looks back over the store takes;
+//! [`sync`](mod@sync) shares the evidence with a team through `PostgreSQL`.
 //!
 //! The hook commands (`callus guard`, `callus record` with no subcommand) are recognised
 //! before clap runs so the per-call cost stays at process start-up plus the work itself.
@@ -30,6 +31,7 @@ pub mod scope;
 pub mod session;
 pub mod shell;
 pub mod store;
+pub mod sync;
 pub mod window;
 
 use std::process::ExitCode;
@@ -112,6 +114,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Uninstall(a) => install::uninstall(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Session(c) => session::run(&c),
+        Command::Sync(c) => sync::run(&c),
         Command::Demo(a) => demo::run(&a),
     };
     match result {

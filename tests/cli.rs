@@ -13,3 +13,4 @@ mod prune;
 mod record;
 mod recuse;
 mod scope;
+mod sync;

@@ -34,7 +34,13 @@ const MAX_SUCCESSES: usize = 20;
 const CELL_CHARS: usize = 100;
 
 /// Run `derive explain ID`.
-pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Result<Exit> {
+pub(crate) fn run(
+    home: &Home,
+    evidence: &crate::sync::Evidence,
+    args: &DeriveArgs,
+    id: &str,
+    json: bool,
+) -> Result<Exit> {
     let mut options = Options::from_args(args)?;
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
@@ -49,7 +55,7 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs, id: &str, json: bool) -> Resul
         }
     }
     options.reviewed = super::reviewed::load(&paths);
-    let conn = super::open_store(home)?;
+    let conn = super::open_store(evidence)?;
     let dv = super::derive(&conn, options)?;
     // A candidate already promoted into a reviewed layer is explained too, and says where:
     // its evidence in this window is what the reviewed rule now answers for.

@@ -336,13 +336,15 @@ impl Derived {
 /// `callus derive` and `callus derive explain ID`.
 pub fn run(args: &DeriveArgs) -> Result<Exit> {
     let home = Home::from_env();
-    if let Some(DeriveCommand::Explain { id, json }) = &args.command {
-        return explain::run(&home, args, id, *json);
+    if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
+        let evidence = crate::sync::evidence(db.as_deref(), &home)?;
+        return explain::run(&home, &evidence, args, id, *json);
     }
     let mut options = Options::from_args(args)?;
     let cwd = std::env::current_dir().ok();
     options.reviewed = reviewed::load(&LayerPaths::resolve(&home, cwd.as_deref()));
-    let conn = open_store(&home)?;
+    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let conn = open_store(&evidence)?;
     let derivation = derive(&conn, options)?;
     if derivation.no_denominator && !derivation.candidates.is_empty() {
         eprintln!(
@@ -384,12 +386,11 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
 }
 
 /// Open the store; a missing store is an input error that says how to fill one.
-fn open_store(home: &Home) -> Result<Connection> {
-    let path = home.db_path();
-    crate::store::open_existing(&path)?.ok_or_else(|| {
+fn open_store(evidence: &crate::sync::Evidence) -> Result<Connection> {
+    crate::store::open_existing(evidence.path())?.ok_or_else(|| {
         Error::Invalid(format!(
             "no store at {} — record some tool calls first (`callus install`, or `callus record import PATH`)",
-            path.display()
+            evidence.label()
         ))
     })
 }

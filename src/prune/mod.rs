@@ -125,12 +125,12 @@ pub fn run(args: &PruneArgs) -> Result<Exit> {
     let home = Home::from_env();
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
-    let db = home.db_path();
-    let conn = crate::store::open_existing(&db)?;
+    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let conn = crate::store::open_existing(evidence.path())?;
     let report = build(
         &rules,
         conn.as_ref(),
-        &db.display().to_string(),
+        &evidence.label(),
         args.days,
         Utc::now(),
     )?;

@@ -75,12 +75,13 @@ pub fn run(args: &StatsArgs) -> Result<Exit> {
         .map(|s| crate::window::point(s, "--since", now))
         .transpose()?;
     let home = Home::from_env();
-    let report = if let Some(conn) = crate::store::open_existing(&home.db_path())? {
+    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let report = if let Some(conn) = crate::store::open_existing(evidence.path())? {
         gather(&conn, since)?
     } else {
         eprintln!(
             "callus: nothing recorded yet (no store at {})",
-            home.db_path().display()
+            evidence.label()
         );
         Report::default()
     };

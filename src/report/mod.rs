@@ -109,7 +109,8 @@ pub fn run(args: &ReportArgs) -> Result<Exit> {
     let home = Home::from_env();
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
-    let conn = crate::store::open_existing(&home.db_path())?;
+    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let conn = crate::store::open_existing(evidence.path())?;
     let first = first_call(conn.as_ref())?;
     let period = Window::resolve(
         args.since.as_deref(),
@@ -120,7 +121,7 @@ pub fn run(args: &ReportArgs) -> Result<Exit> {
     if conn.is_none() {
         eprintln!(
             "callus: no store at {}: the report has nothing recorded to count",
-            home.db_path().display()
+            evidence.label()
         );
     }
     let report = build(&rules, conn.as_ref(), &period)?;

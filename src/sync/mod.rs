@@ -1,0 +1,89 @@
+//! Team-wide evidence in a shared `PostgreSQL`: `callus sync push`, and the `--db` that
+//! `derive`, `guard prune`, `report` and `record stats` take.
+//!
+//! Each machine keeps recording into its own `SQLite` store (the hook path never touches the
+//! network); `sync push` uploads that store's rows, tagged with an origin, into the
+//! `callus` schema of a `PostgreSQL` database; a reading command given `--db postgres://…`
+//! copies everyone's rows into a temporary store and runs unchanged on it. So the team
+//! store is a plain mirror of the local schema, and every stage has one code path.
+//!
+//! - `target`: what a `--db` value names, and the URL with its password taken out.
+//! - `psql`: running a script through the user's `psql` (libpq), errors mapped to exit codes.
+//! - `copy_text`: the COPY text format both ways.
+//! - `schema`: the team tables, keyed by origin, and their idempotent DDL.
+//! - `origin`: who is pushing.
+//! - `push`: `callus sync push`.
+//! - `pull`: the team's rows as a temporary store.
+
+mod copy_text;
+mod origin;
+mod psql;
+pub mod pull;
+pub mod push;
+mod schema;
+pub mod target;
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::SyncCommand;
+use crate::config::Home;
+use crate::{Exit, Result};
+
+use target::Target;
+
+/// `callus sync …`.
+pub fn run(cmd: &SyncCommand) -> Result<Exit> {
+    match cmd {
+        SyncCommand::Push(args) => push::run(args),
+    }
+}
+
+/// Where a reading command takes its evidence from.
+#[derive(Debug)]
+pub enum Evidence {
+    /// A local `SQLite` store (the home's, `$CALLUS_DB`, or a `--db` path).
+    Local(PathBuf),
+    /// A temporary copy of the team's store, and the URL it came from (no password).
+    Team(pull::TeamCopy, String),
+}
+
+impl Evidence {
+    /// The `SQLite` store to open.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            Evidence::Local(path) => path,
+            Evidence::Team(copy, _) => copy.path(),
+        }
+    }
+
+    /// How messages name the store: its path, or the team URL.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self {
+            Evidence::Local(path) => path.display().to_string(),
+            Evidence::Team(_, url) => url.clone(),
+        }
+    }
+}
+
+/// Resolve a reading command's `--db`: none → the home's store; a path → that file; a
+/// `postgres://` URL → the team's rows, copied into a temporary store (announced on stderr,
+/// one line, so the output is never mistaken for this machine's alone).
+pub fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
+    match db.map(Target::parse) {
+        None => Ok(Evidence::Local(home.db_path())),
+        Some(Target::Sqlite(path)) => Ok(Evidence::Local(path)),
+        Some(Target::Postgres(url)) => {
+            let copy = pull::pull(&url)?;
+            eprintln!(
+                "callus: team-wide evidence from {}: {} origin(s), {} tool call(s), {} audit record(s)",
+                url.shown(),
+                copy.origins,
+                copy.calls,
+                copy.audit
+            );
+            Ok(Evidence::Team(copy, url.shown()))
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The team's evidence as a temporary `SQLite` store, so `derive`, `guard prune`, `report`
+//! and `record stats` run on it unchanged.
+//!
+//! One `psql` run reads all three tables in one `REPEATABLE READ` snapshot (`\copy … TO`
+//! files in a private temporary directory, COPY text format, see `copy_text`); the
+//! rows go into a store created with the normal migrations, in the same directory, removed
+//! when the [`TeamCopy`] is dropped.
+//!
+//! Merging: the same call or session pushed by two origins (two people importing one
+//! transcript give it the same `tool_use_id`) is kept once, preferring a settled status over
+//! `pending`. Audit records of every origin are merged in time order with new sequence
+//! numbers, because prune and report only read the records themselves. The merged table is
+//! not a hash chain and must never pass for one: each row's `prev` is [`MERGED_PREV`] (its
+//! `hash` is the one the record has in its origin's chain, for tracing it back), so a
+//! verification walk fails at the first record instead of vouching for a chain nobody wrote.
+//! The chains themselves stay whole, per origin, in `PostgreSQL`.
+
+use std::collections::BTreeSet;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+use super::copy_text;
+use super::schema::{self, AUDIT, SESSIONS, TOOL_CALLS, Table};
+use super::target::PgUrl;
+use crate::{Error, Result};
+
+/// The `prev` of every merged audit row: not a hash, so no chain walk can accept it.
+pub const MERGED_PREV: &str = "team-merged: not a chain";
+
+/// What `psql` prints when the team store has no callus schema.
+const NO_SCHEMA: &str = "callus:no-team-store";
+
+/// A temporary local copy of the team's evidence.
+#[derive(Debug)]
+pub struct TeamCopy {
+    /// Holds the directory (and the store in it) until the copy is dropped.
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    /// Distinct origins that pushed anything.
+    pub origins: usize,
+    /// Tool calls copied (after merging).
+    pub calls: u64,
+    /// Audit records copied.
+    pub audit: u64,
+}
+
+impl TeamCopy {
+    /// The temporary store.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Copy the team's evidence at `url` into a fresh temporary store.
+pub fn pull(url: &PgUrl) -> Result<TeamCopy> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("callus-team-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    let dir = builder
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let file = |name: &str| dir.path().join(format!("{name}.copy"));
+    for name in ["sessions", "tool_calls", "audit"] {
+        if file(name).to_string_lossy().contains(['\'', '\n', '\r']) {
+            return Err(Error::Invalid(format!(
+                "the temporary directory {} has a quote or newline in its name; set TMPDIR",
+                dir.path().display()
+            )));
+        }
+    }
+    let script = format!(
+        "SET client_min_messages = warning;\n\
+         BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;\n\
+         SELECT to_regclass('callus.sessions') IS NOT NULL AND to_regclass('callus.tool_calls') IS NOT NULL \
+         AND to_regclass('callus.audit') IS NOT NULL AND to_regclass('callus.meta') IS NOT NULL AS present \\gset\n\
+         \\if :present\n\
+         {check}\n\
+         \\copy (SELECT DISTINCT ON (id) origin, {sessions} FROM callus.sessions ORDER BY id, origin) TO '{sf}'\n\
+         \\copy (SELECT DISTINCT ON (tool_use_id) origin, {calls} FROM callus.tool_calls ORDER BY tool_use_id, status = 'pending', origin) TO '{cf}'\n\
+         \\copy (SELECT origin, {audit} FROM callus.audit ORDER BY ts_ms, origin, seq) TO '{af}'\n\
+         \\else\n\
+         \\echo {NO_SCHEMA}\n\
+         \\endif\n\
+         COMMIT;\n",
+        check = schema::version_check(),
+        sessions = SESSIONS.column_list(),
+        calls = TOOL_CALLS.column_list(),
+        audit = AUDIT.column_list(),
+        sf = file("sessions").display(),
+        cf = file("tool_calls").display(),
+        af = file("audit").display(),
+    );
+    let out = super::psql::run(url, "pull", |w| {
+        w.write_all(script.as_bytes())
+            .map_err(|e| Error::io("psql (stdin)", e))
+    })?;
+    if out.lines().any(|l| l.trim() == NO_SCHEMA) {
+        return Err(Error::Invalid(format!(
+            "no team evidence at {} yet: `callus sync push --db …` fills it",
+            url.shown()
+        )));
+    }
+    let path = dir.path().join("callus.db");
+    let mut conn = crate::store::open(&path)?;
+    let tx = conn
+        .transaction()
+        .map_err(|e| Error::sql("begin team copy", e))?;
+    let mut origins = BTreeSet::new();
+    load(&tx, &file("sessions"), &SESSIONS, &mut origins)?;
+    let calls = load(&tx, &file("tool_calls"), &TOOL_CALLS, &mut origins)?;
+    let audit = load(&tx, &file("audit"), &AUDIT, &mut origins)?;
+    tx.commit().map_err(|e| Error::sql("commit team copy", e))?;
+    drop(conn);
+    Ok(TeamCopy {
+        _dir: dir,
+        path,
+        origins: origins.len(),
+        calls,
+        audit,
+    })
+}
+
+/// Insert the rows of one COPY file into `table`; audit rows are renumbered and unchained.
+fn load(
+    conn: &Connection,
+    file: &Path,
+    table: &Table,
+    origins: &mut BTreeSet<String>,
+) -> Result<u64> {
+    let width = table.columns.len();
+    let marks = vec!["?"; width].join(", ");
+    let mut insert = conn
+        .prepare(&format!(
+            "INSERT OR IGNORE INTO {} ({}) VALUES ({marks})",
+            table.name,
+            table.column_list()
+        ))
+        .map_err(|e| Error::sql(format!("prepare team {}", table.name), e))?;
+    let at = |name: &str| table.columns.iter().position(|(n, _)| *n == name);
+    let unchain = (table.name == AUDIT.name)
+        .then(|| at("seq").zip(at("prev")))
+        .flatten();
+    let reader =
+        std::io::BufReader::new(std::fs::File::open(file).map_err(|e| Error::io(file, e))?);
+    let mut n = 0u64;
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(|e| Error::io(file, e))?;
+        let bad =
+            |msg: String| Error::Invalid(format!("team {}, row {}: {msg}", table.name, i + 1));
+        let mut fields = copy_text::decode_row(&line).map_err(bad)?;
+        if fields.len() != width + 1 {
+            return Err(bad(format!(
+                "{} fields, expected {}",
+                fields.len(),
+                width + 1
+            )));
+        }
+        origins.insert(fields.remove(0).unwrap_or_default());
+        if let Some((seq, prev)) = unchain {
+            fields[seq] = Some((n + 1).to_string());
+            fields[prev] = Some(MERGED_PREV.to_string());
+        }
+        n += insert
+            .execute(rusqlite::params_from_iter(fields.iter()))
+            .map_err(|e| Error::sql(format!("copy team {}", table.name), e))? as u64;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::audit;
+
+    fn record(ts: &str, id: &str) -> audit::AuditRecord {
+        serde_json::from_value(serde_json::json!({
+            "ts": ts, "kind": "decision", "host": "claude-code", "session_id": "s",
+            "tool_use_id": id, "cwd": null, "tool": "Bash", "fired": [],
+            "decision": "nudge", "winner": null, "dryrun": false, "ruleset_hash": "h",
+            "version": "0", "command_sha256": null, "command_preview": null,
+            "error": null, "acs": {"decision": "allow"}
+        }))
+        .unwrap()
+    }
+
+    /// Two origins' one-record chains, merged: prune's reader sees both records, and the
+    /// merged table fails verification at once instead of passing for one chain.
+    #[test]
+    fn merged_audit_is_readable_but_never_verifies_as_a_chain() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("audit.copy");
+        let mut lines = Vec::new();
+        for (origin, ts, id) in [
+            ("a@x", "2026-07-01T00:00:00.000Z", "t1"),
+            ("b@y", "2026-07-01T01:00:00.000Z", "t2"),
+        ] {
+            let store = crate::store::open_in_memory().unwrap();
+            audit::append(&store, &record(ts, id)).unwrap();
+            assert!(audit::verify(&store, None).unwrap().broken.is_none());
+            let (seq, ts_ms, rec, prev, hash): (i64, i64, String, String, String) = store
+                .query_row(
+                    "SELECT seq, ts_ms, record, prev, hash FROM audit",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )
+                .unwrap();
+            let (seq, ts_ms) = (seq.to_string(), ts_ms.to_string());
+            copy_text::encode_row(
+                &mut lines,
+                &[
+                    Some(origin),
+                    Some(&seq),
+                    Some(&ts_ms),
+                    Some(id),
+                    Some("s"),
+                    Some(&rec),
+                    Some(&prev),
+                    Some(&hash),
+                ],
+            )
+            .unwrap();
+        }
+        std::fs::write(&file, lines).unwrap();
+        let conn = crate::store::open_in_memory().unwrap();
+        let mut origins = BTreeSet::new();
+        assert_eq!(load(&conn, &file, &AUDIT, &mut origins).unwrap(), 2);
+        assert_eq!(origins.len(), 2);
+        let seqs: Vec<i64> = conn
+            .prepare("SELECT seq FROM audit ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(seqs, [1, 2], "both origins' seq 1 kept, renumbered");
+        let check = audit::verify(&conn, None).unwrap();
+        assert_eq!(
+            check.broken.as_ref().map(|(seq, _)| *seq),
+            Some(1),
+            "{check:?}"
+        );
+        assert_eq!(check.head, None);
+    }
+}

@@ -1,0 +1,265 @@
+//! A real `PostgreSQL` server for the sync tests: one per test binary run, started on first
+//! use, each test in a database of its own.
+//!
+//! The server listens on a Unix socket in a private temporary directory only (no TCP, so it
+//! works inside the loopback-only namespace CI runs tests in), with password authentication
+//! (SCRAM) so the tests prove a password given in the URL really reaches libpq. initdb
+//! refuses to run as root, so under uid 0 the cluster belongs to the `postgres` OS user and
+//! every server command runs through `runuser`. A watchdog process stops the server and
+//! removes its directory when the test binary exits, however it exits.
+//!
+//! No `PostgreSQL` (server binaries or `psql`) → the tests skip with a loud note, unless
+//! `CALLUS_PG_REQUIRED=1` (CI), where that is a failure.
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The superuser's password (SCRAM auth is on).
+pub(crate) const PASSWORD: &str = "pg-test-pw-7f3a";
+
+/// The running server.
+pub(crate) struct Server {
+    bin: PathBuf,
+    socket: PathBuf,
+    port: u16,
+}
+
+static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+static NEXT_DB: AtomicUsize = AtomicUsize::new(0);
+
+/// The shared server; `None` (after a loud note) when `PostgreSQL` is not installed and not
+/// required. Panics when it is required but missing, or installed but would not start.
+pub(crate) fn server() -> Option<&'static Server> {
+    let required = std::env::var("CALLUS_PG_REQUIRED").is_ok_and(|v| v == "1");
+    match SERVER.get_or_init(start) {
+        Ok(server) => Some(server),
+        Err(why) if required || !why.starts_with("not installed") => {
+            panic!("PostgreSQL is required for the sync tests (CALLUS_PG_REQUIRED=1): {why}")
+        }
+        Err(why) => {
+            eprintln!(
+                "\n!!!!!!!!!! SKIPPING a sync test: PostgreSQL {why}; \
+                 set CALLUS_PG_REQUIRED=1 to make this a failure\n"
+            );
+            None
+        }
+    }
+}
+
+impl Server {
+    /// A fresh, empty database; returns its URL (password included, as a user would write it).
+    pub(crate) fn create_db(&self) -> String {
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            NEXT_DB.fetch_add(1, Ordering::Relaxed)
+        );
+        self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url(&name, PASSWORD)
+    }
+
+    /// The URL of database `db` with `password`.
+    pub(crate) fn url(&self, db: &str, password: &str) -> String {
+        format!(
+            "postgres://postgres:{password}@/{db}?host={}&port={}",
+            self.socket.display(),
+            self.port
+        )
+    }
+
+    /// Run SQL in database `db` (a name or a URL from [`Server::create_db`]); rows unaligned.
+    pub(crate) fn psql(&self, db: &str, sql: &str) -> String {
+        let out = Command::new("psql")
+            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", &self.socket.display().to_string()])
+            .args(["-p", &self.port.to_string(), "-U", "postgres"])
+            .args(["-d", &db_name(db), "-c", sql])
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .expect("run psql");
+        assert!(
+            out.status.success(),
+            "psql {sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Everything in database `db`, as `pg_dump` writes it.
+    pub(crate) fn dump(&self, db: &str) -> String {
+        let out = Command::new(self.bin.join("pg_dump"))
+            .args(["-h", &self.socket.display().to_string()])
+            .args(["-p", &self.port.to_string(), "-U", "postgres", &db_name(db)])
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .expect("run pg_dump");
+        assert!(
+            out.status.success(),
+            "pg_dump: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// `postgres://…@/NAME?…` → `NAME`.
+fn db_name(db: &str) -> String {
+    match db.split_once("@/") {
+        Some((_, rest)) => rest.split('?').next().unwrap_or(rest).to_string(),
+        None => db.to_string(),
+    }
+}
+
+fn server_cmd(bin: &Path, program: &str, run_as_postgres: bool) -> Command {
+    let path = bin.join(program);
+    if run_as_postgres {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(path);
+        c
+    } else {
+        Command::new(path)
+    }
+}
+
+/// Where `initdb`, `pg_ctl` and `pg_dump` live: `$PATH`, else Debian's versioned directory.
+fn bin_dir() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p).find(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file())
+    });
+    let debian = || {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+            .filter(|d| d.join("initdb").is_file())
+            .collect();
+        dirs.sort();
+        dirs.pop()
+    };
+    // pg_dump must come from the server's own directory (the same major version).
+    on_path
+        .and_then(|d| std::fs::canonicalize(d.join("initdb")).ok())
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .filter(|d| d.join("pg_dump").is_file())
+        .or_else(debian)
+}
+
+fn psql_on_path() -> bool {
+    Command::new("psql")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn start() -> Result<Server, String> {
+    let bin =
+        bin_dir().ok_or("not installed (no initdb/pg_ctl on PATH or in /usr/lib/postgresql)")?;
+    if !psql_on_path() {
+        return Err("not installed (no psql on PATH)".into());
+    }
+    let root = std::fs::metadata("/proc/self")
+        .map_err(|e| e.to_string())?
+        .uid()
+        == 0;
+    let dir = tempfile::Builder::new()
+        .prefix("callus-pg-")
+        .tempdir()
+        .map_err(|e| e.to_string())?
+        .keep();
+    if root {
+        let (uid, gid) = postgres_ids().ok_or("runs as root but there is no postgres OS user")?;
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+    }
+    let run = |mut c: Command, what: &str| -> Result<(), String> {
+        let out = c.output().map_err(|e| format!("{what}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    let pwfile = dir.join("pw");
+    std::fs::write(&pwfile, PASSWORD).map_err(|e| e.to_string())?;
+    if root {
+        let (uid, gid) = postgres_ids().unwrap_or_default();
+        std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+    }
+    let data = dir.join("data");
+    let mut initdb = server_cmd(&bin, "initdb", root);
+    initdb
+        .arg("-D")
+        .arg(&data)
+        .args(["-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"])
+        .args(["--auth-local=scram-sha-256", "--auth-host=scram-sha-256"])
+        .arg(format!("--pwfile={}", pwfile.display()));
+    run(initdb, "initdb")?;
+    let port: u16 = 5432;
+    let opts = format!(
+        "-k {} -p {port} -c listen_addresses='' -c fsync=off -c full_page_writes=off \
+         -c synchronous_commit=off",
+        dir.display()
+    );
+    let mut pg_ctl = server_cmd(&bin, "pg_ctl", root);
+    pg_ctl
+        .arg("-D")
+        .arg(&data)
+        .arg("-l")
+        .arg(dir.join("log"))
+        .args(["-w", "-t", "60", "-o", &opts, "start"]);
+    if let Err(e) = run(pg_ctl, "pg_ctl start") {
+        let log = std::fs::read_to_string(dir.join("log")).unwrap_or_default();
+        return Err(format!("{e}\n{log}"));
+    }
+    watchdog(&bin, &dir, &data, root);
+    Ok(Server {
+        bin,
+        socket: dir,
+        port,
+    })
+}
+
+/// Stop the server and remove its directory once this process is gone.
+fn watchdog(bin: &Path, dir: &Path, data: &Path, root: bool) {
+    let stop = server_cmd(bin, "pg_ctl", root);
+    let mut stop_line: Vec<String> = std::iter::once(stop.get_program())
+        .chain(stop.get_args())
+        .map(|a| shell_quote(&a.to_string_lossy()))
+        .collect();
+    stop_line.extend(
+        ["-D", &data.display().to_string(), "-m", "immediate", "stop"]
+            .iter()
+            .map(|a| shell_quote(a)),
+    );
+    let script = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {stop} >/dev/null 2>&1; rm -rf {dir}",
+        pid = std::process::id(),
+        stop = stop_line.join(" "),
+        dir = shell_quote(&dir.display().to_string()),
+    );
+    let _ = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn postgres_ids() -> Option<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let f: Vec<&str> = line.split(':').collect();
+        (f.first() == Some(&"postgres") && f.len() > 3)
+            .then(|| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
+            .flatten()
+    })
+}
