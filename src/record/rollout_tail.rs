@@ -20,7 +20,10 @@ use super::classify::stated_exit_code;
 
 /// How far back from the end of the rollout the hook looks.
 pub(crate) const SCAN_CAP: u64 = 8 * 1024 * 1024;
-const BLOCK: u64 = 64 * 1024;
+/// The first block read: the record is usually among the last few lines, so a hook reads
+/// little; each further block doubles, up to [`BLOCK_MAX`].
+const BLOCK_FIRST: u64 = 8 * 1024;
+const BLOCK_MAX: u64 = 64 * 1024;
 
 /// What the rollout says about one call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,11 +46,18 @@ pub(crate) fn find(path: &Path, call_id: &str) -> Option<Found> {
     // Bytes after the last newline seen so far (a line split across blocks).
     let mut carry: Vec<u8> = Vec::new();
     let mut fallback = None;
+    let mut size = BLOCK_FIRST;
+    let mut block: Vec<u8> = Vec::new();
     while end > floor {
-        let start = end.saturating_sub(BLOCK).max(floor);
-        let mut block = vec![0u8; (end - start) as usize];
+        let start = end.saturating_sub(size).max(floor);
+        size = (size * 2).min(BLOCK_MAX);
+        block.clear();
         file.seek(SeekFrom::Start(start)).ok()?;
-        file.read_exact(&mut block).ok()?;
+        (&mut file)
+            .take(end - start)
+            .read_to_end(&mut block)
+            .ok()
+            .filter(|&n| n as u64 == end - start)?;
         block.extend_from_slice(&carry);
         // The first (partial) line stays for the next block unless this is the floor.
         let first_nl = if start > floor {
