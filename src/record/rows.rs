@@ -468,6 +468,152 @@ mod tests {
         assert!(err.len() <= ERROR_CAP);
     }
 
+    /// The single SQL upsert the writer replaced, kept as the oracle its merge must match.
+    const ORACLE_UPSERT: &str = "
+    INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, started_ms,
+        ended_ms, duration_ms, command, input_sha256, shape, error, signature, exit_code, cwd,
+        agent_id)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+    ON CONFLICT (tool_use_id) DO UPDATE SET
+        session_id = COALESCE(tool_calls.session_id, excluded.session_id),
+        tool = CASE WHEN tool_calls.tool = '' THEN excluded.tool ELSE tool_calls.tool END,
+        status = CASE WHEN TAKE THEN excluded.status ELSE tool_calls.status END,
+        error = CASE WHEN TAKE THEN excluded.error ELSE tool_calls.error END,
+        signature = CASE WHEN TAKE THEN excluded.signature ELSE tool_calls.signature END,
+        exit_code = CASE WHEN TAKE THEN excluded.exit_code ELSE tool_calls.exit_code END,
+        shape = CASE WHEN TAKE THEN COALESCE(excluded.shape, tool_calls.shape)
+                     ELSE COALESCE(tool_calls.shape, excluded.shape) END,
+        ended_ms = CASE WHEN TAKE THEN COALESCE(excluded.ended_ms, tool_calls.ended_ms)
+                        ELSE COALESCE(tool_calls.ended_ms, excluded.ended_ms) END,
+        started_ms = COALESCE(tool_calls.started_ms, excluded.started_ms),
+        duration_ms = COALESCE(tool_calls.duration_ms, excluded.duration_ms,
+                               excluded.ended_ms - tool_calls.started_ms),
+        command = COALESCE(tool_calls.command, excluded.command),
+        input_sha256 = COALESCE(tool_calls.input_sha256, excluded.input_sha256),
+        cwd = COALESCE(tool_calls.cwd, excluded.cwd),
+        agent_id = COALESCE(tool_calls.agent_id, excluded.agent_id)";
+
+    const ORACLE_TAKE: &str = "(excluded.status <> 'pending' AND (tool_calls.status = 'pending'
+        OR (tool_calls.exit_code IS NULL AND excluded.exit_code IS NOT NULL
+            AND tool_calls.status IN ('success', 'failure'))))";
+
+    fn oracle_write(conn: &Connection, call: &Call) {
+        let r = stored_form(call);
+        conn.execute(
+            &ORACLE_UPSERT.replace("TAKE", ORACLE_TAKE),
+            params![
+                r.tool_use_id,
+                r.session_id,
+                r.host,
+                r.source,
+                r.tool,
+                r.status.as_str(),
+                r.started_ms,
+                r.ended_ms,
+                r.duration_ms,
+                r.command,
+                r.input_sha256,
+                r.shape,
+                r.error,
+                r.signature,
+                r.exit_code,
+                r.cwd,
+                r.agent_id,
+            ],
+        )
+        .unwrap();
+    }
+
+    fn all_rows(conn: &Connection) -> Vec<Vec<rusqlite::types::Value>> {
+        let mut stmt = conn
+            .prepare("SELECT * FROM tool_calls ORDER BY tool_use_id")
+            .unwrap();
+        let n = stmt.column_count();
+        stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn observation() -> impl proptest::strategy::Strategy<Value = Call> {
+        use proptest::prelude::*;
+        let statuses = prop::sample::select(vec![
+            Status::Pending,
+            Status::Success,
+            Status::Failure,
+            Status::Interrupted,
+            Status::Denied,
+        ]);
+        let ms = || prop::option::of(0i64..5000);
+        (
+            (prop::bool::ANY, statuses, prop::option::of(0i64..3)),
+            (ms(), ms(), ms()),
+            prop::option::of(prop::sample::select(vec![
+                "Exit code 1\nmake: *** [all] Error 2",
+                "psql: error: connection refused",
+                "This command requires approval",
+            ])),
+            (
+                prop::sample::select(vec!["Bash", "", "Read"]),
+                prop::sample::select(vec!["make all", "cd x && psql -c 1"]),
+            ),
+            (
+                prop::option::of(Just("s1")),
+                prop::option::of(Just("/w")),
+                prop::option::of(Just("a1")),
+            ),
+        )
+            .prop_map(
+                |(
+                    (second_id, status, exit_code),
+                    (started, ended, duration),
+                    error,
+                    (tool, cmd),
+                    (sid, cwd, agent),
+                )| {
+                    let id = if second_id { "t2" } else { "t1" };
+                    let input = if tool == "Read" {
+                        json!({"file_path": "/w/x.rs"})
+                    } else {
+                        json!({"command": cmd})
+                    };
+                    let mut c = Call::new(id, "claude-code", "hook", tool, input);
+                    c.status = status;
+                    c.exit_code = exit_code;
+                    c.started_ms = started;
+                    c.ended_ms = ended;
+                    c.duration_ms = duration;
+                    c.error = error.map(str::to_string);
+                    c.session_id = sid.map(str::to_string);
+                    c.cwd = cwd.map(str::to_string);
+                    c.agent_id = agent.map(str::to_string);
+                    c
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 500, ..Default::default() })]
+
+        /// Any sequence of observations, written by the hook path and by the bulk path,
+        /// leaves exactly the rows the replaced SQL upsert left.
+        #[test]
+        fn merges_exactly_like_the_sql_upsert(calls in proptest::collection::vec(observation(), 1..8)) {
+            let oracle = crate::store::open_in_memory().unwrap();
+            let hook = crate::store::open_in_memory().unwrap();
+            let bulk = crate::store::open_in_memory().unwrap();
+            let mut writer = CallWriter::new(&bulk);
+            for call in &calls {
+                oracle_write(&oracle, call);
+                write_call(&hook, call).unwrap();
+                writer.write(call).unwrap();
+            }
+            let expected = all_rows(&oracle);
+            proptest::prop_assert_eq!(&all_rows(&hook), &expected);
+            proptest::prop_assert_eq!(&all_rows(&bulk), &expected);
+        }
+    }
+
     #[test]
     fn raw_cut_stops_at_whitespace() {
         let text = format!("{} {}", "a".repeat(RAW_CAP - 10), "b".repeat(100));
