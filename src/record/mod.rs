@@ -14,6 +14,7 @@
 mod classify;
 pub mod hook;
 pub mod import;
+mod merge;
 mod rollout_tail;
 mod rows;
 mod shape;

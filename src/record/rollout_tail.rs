@@ -10,17 +10,23 @@
 //! after [`SCAN_CAP`] bytes. Older rollouts are understood too: an `exec_command_end` event,
 //! or a `function_call_output` whose text or JSON metadata states the exit code.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::classify::stated_exit_code;
 
 /// How far back from the end of the rollout the hook looks.
 pub(crate) const SCAN_CAP: u64 = 8 * 1024 * 1024;
-const BLOCK: u64 = 64 * 1024;
+/// The first block read: the record is usually among the last few lines, so a hook reads
+/// little; each further block doubles, up to [`BLOCK_MAX`].
+const BLOCK_FIRST: u64 = 8 * 1024;
+const BLOCK_MAX: u64 = 64 * 1024;
 
 /// What the rollout says about one call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,11 +49,18 @@ pub(crate) fn find(path: &Path, call_id: &str) -> Option<Found> {
     // Bytes after the last newline seen so far (a line split across blocks).
     let mut carry: Vec<u8> = Vec::new();
     let mut fallback = None;
+    let mut size = BLOCK_FIRST;
+    let mut block: Vec<u8> = Vec::new();
     while end > floor {
-        let start = end.saturating_sub(BLOCK).max(floor);
-        let mut block = vec![0u8; (end - start) as usize];
+        let start = end.saturating_sub(size).max(floor);
+        size = (size * 2).min(BLOCK_MAX);
+        block.clear();
         file.seek(SeekFrom::Start(start)).ok()?;
-        file.read_exact(&mut block).ok()?;
+        (&mut file)
+            .take(end - start)
+            .read_to_end(&mut block)
+            .ok()
+            .filter(|&n| n as u64 == end - start)?;
         block.extend_from_slice(&carry);
         // The first (partial) line stays for the next block unless this is the floor.
         let first_nl = if start > floor {
@@ -60,7 +73,11 @@ pub(crate) fn find(path: &Path, call_id: &str) -> Option<Found> {
             None if start > floor => (&block[..], &[][..]),
             None => (&[][..], &block[..]),
         };
-        for line in body.rsplit(|&b| b == b'\n') {
+        // Borrowed unless the block holds bytes that are not UTF-8 (no record does); the
+        // strict check first, as it is several times faster than the lossy walk.
+        let text =
+            std::str::from_utf8(body).map_or_else(|_| String::from_utf8_lossy(body), Cow::Borrowed);
+        for line in lines_naming(&text, call_id) {
             match inspect(line, call_id) {
                 Verdict::Found(f) => return Some(f),
                 // The output record (already written when the whole call is over, e.g.
@@ -85,60 +102,107 @@ enum Verdict {
     Nothing,
 }
 
-fn inspect(line: &[u8], call_id: &str) -> Verdict {
-    let Ok(text) = std::str::from_utf8(line) else {
+/// The lines of `text` that contain `call_id`, last first: one substring search over the
+/// block instead of a walk over every line.
+fn lines_naming<'t>(text: &'t str, call_id: &'t str) -> impl Iterator<Item = &'t str> {
+    let mut seen_from = text.len();
+    text.rmatch_indices(call_id).filter_map(move |(at, _)| {
+        if at >= seen_from {
+            return None; // another mention on a line already yielded
+        }
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        seen_from = start;
+        Some(&text[start..end])
+    })
+}
+
+/// The fields of a rollout record, or of its `payload`, that [`inspect`] reads. Only these
+/// are built; the rest of the line (outputs, instructions) is skipped unallocated.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    payload: Option<&'a RawValue>,
+    #[serde(borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    item: Option<Item<'a>>,
+    exit_code: Option<Value>,
+    duration: Option<Value>,
+    output: Option<Value>,
+    started_at_ms: Option<Value>,
+    completed_at_ms: Option<Value>,
+}
+
+/// The `item` of an `item_completed` record.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    exit_code: Option<Value>,
+    status: Option<Value>,
+    duration: Option<Value>,
+}
+
+fn inspect(text: &str, call_id: &str) -> Verdict {
+    let Ok(top) = serde_json::from_str::<Record>(text) else {
         return Verdict::Nothing;
     };
-    if !text.contains(call_id) {
-        return Verdict::Nothing;
-    }
-    let Ok(v) = serde_json::from_str::<Value>(text) else {
-        return Verdict::Nothing;
+    let nested;
+    let payload = match top.payload {
+        Some(raw) => match serde_json::from_str::<Record>(raw.get()) {
+            Ok(p) => {
+                nested = p;
+                &nested
+            }
+            Err(_) => return Verdict::Nothing,
+        },
+        None => &top,
     };
-    let payload = v.get("payload").unwrap_or(&v);
-    let kind = payload.get("type").and_then(Value::as_str).unwrap_or("");
-    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    match kind {
+    let int = |v: &Option<Value>| v.as_ref().and_then(Value::as_i64);
+    let own = payload.call_id.as_deref() == Some(call_id);
+    match payload.kind.as_ref() {
         "item_completed" => {
-            let Some(item) = payload.get("item") else {
+            let Some(item) = &payload.item else {
                 return Verdict::Nothing;
             };
-            if item.get("id").and_then(Value::as_str) != Some(call_id) {
+            if item.id.as_deref() != Some(call_id) {
                 return Verdict::Nothing;
             }
-            let started = payload.get("started_at_ms").and_then(Value::as_i64);
-            let completed = payload.get("completed_at_ms").and_then(Value::as_i64);
+            let started = int(&payload.started_at_ms);
+            let completed = int(&payload.completed_at_ms);
             Verdict::Found(Found {
-                exit_code: item.get("exit_code").and_then(Value::as_i64),
-                status: str_of(item, "status"),
+                exit_code: int(&item.exit_code),
+                status: item
+                    .status
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 duration_ms: item
-                    .get("duration")
+                    .duration
+                    .as_ref()
                     .and_then(duration_ms)
                     .or_else(|| started.zip(completed).map(|(s, c)| c - s)),
             })
         }
-        "exec_command_end" if payload.get("call_id").and_then(Value::as_str) == Some(call_id) => {
-            Verdict::Found(Found {
-                exit_code: payload.get("exit_code").and_then(Value::as_i64),
-                status: None,
-                duration_ms: payload.get("duration").and_then(duration_ms),
-            })
-        }
-        "function_call_output" | "custom_tool_call_output"
-            if payload.get("call_id").and_then(Value::as_str) == Some(call_id) =>
-        {
-            let output = payload.get("output").map(output_exit).unwrap_or_default();
+        "exec_command_end" if own => Verdict::Found(Found {
+            exit_code: int(&payload.exit_code),
+            status: None,
+            duration_ms: payload.duration.as_ref().and_then(duration_ms),
+        }),
+        "function_call_output" | "custom_tool_call_output" if own => {
+            let output = payload.output.as_ref().map(output_exit).unwrap_or_default();
             if output.exit_code.is_some() {
                 Verdict::Output(output)
             } else {
                 Verdict::Nothing
             }
         }
-        "function_call" | "custom_tool_call" | "local_shell_call"
-            if payload.get("call_id").and_then(Value::as_str) == Some(call_id) =>
-        {
-            Verdict::CallStart
-        }
+        "function_call" | "custom_tool_call" | "local_shell_call" if own => Verdict::CallStart,
         _ => Verdict::Nothing,
     }
 }
@@ -233,6 +297,21 @@ mod tests {
         assert_eq!(one.duration_ms, Some(1500));
         assert_eq!(find(f.path(), "call_2").unwrap().exit_code, Some(0));
         assert_eq!(find(f.path(), "call_9"), None);
+    }
+
+    #[test]
+    fn each_line_naming_the_call_once_last_first() {
+        let text = "a call_1 x call_1\nb\nc call_1\nd";
+        let lines: Vec<_> = lines_naming(text, "call_1").collect();
+        assert_eq!(lines, ["c call_1", "a call_1 x call_1"]);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_do_not_hide_the_record() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        writeln!(f, "{}", item_completed("call_1", 3, "failed")).unwrap();
+        f.write_all(b"\xff\xfe call_1 garbage\n").unwrap();
+        assert_eq!(find(f.path(), "call_1").unwrap().exit_code, Some(3));
     }
 
     #[test]

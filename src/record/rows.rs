@@ -2,20 +2,23 @@
 //!
 //! A [`Call`] is what a hook or an import observed, raw. [`write_call`] redacts its command
 //! (or input summary) and error, caps them, computes the shape and error signature from the
-//! redacted text, and upserts one `tool_calls` row keyed by `tool_use_id`. Writers merge
+//! redacted text, and stores one `tool_calls` row keyed by `tool_use_id`. Writers merge
 //! rather than overwrite, so a hook row, a transcript row and a rollout row of the same call
-//! become one row whatever order they arrive in:
-//! - a settled outcome replaces `pending`; `pending` never replaces a settled outcome;
-//! - a settled outcome with an exit code replaces a success/failure that had none (a Codex
-//!   hook that could not read the rollout, later imported);
-//! - otherwise the first non-null value of each column stays.
+//! become one row whatever order they arrive in: a new id is one plain `INSERT`; a known
+//! one is read, [`merge::changes`] decides in Rust which columns the new observation
+//! replaces (the rules are in `merge`), and a short `UPDATE` sets just those, or nothing.
+//! Small statements keep a hook call cheap: `SQLite` parses and compiles every statement a
+//! short-lived process runs, and one large upsert cost more than the rest of the call.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
-use rusqlite::{Connection, params};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::classify::Status;
+use super::merge::{self, Row};
 use super::{shape, signature, summary};
 use crate::redact;
 use crate::{Error, Result};
@@ -89,110 +92,180 @@ impl Call {
     }
 }
 
-const UPSERT_CALL: &str = "
-INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, started_ms,
-    ended_ms, duration_ms, command, input_sha256, shape, error, signature, exit_code, cwd,
-    agent_id)
+const INSERT_CALL: &str = "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool,
+    status, started_ms, ended_ms, duration_ms, command, input_sha256, shape, error, signature,
+    exit_code, cwd, agent_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-ON CONFLICT (tool_use_id) DO UPDATE SET
-    session_id = COALESCE(tool_calls.session_id, excluded.session_id),
-    tool = CASE WHEN tool_calls.tool = '' THEN excluded.tool ELSE tool_calls.tool END,
-    status = CASE WHEN TAKE THEN excluded.status ELSE tool_calls.status END,
-    error = CASE WHEN TAKE THEN excluded.error ELSE tool_calls.error END,
-    signature = CASE WHEN TAKE THEN excluded.signature ELSE tool_calls.signature END,
-    exit_code = CASE WHEN TAKE THEN excluded.exit_code ELSE tool_calls.exit_code END,
-    shape = CASE WHEN TAKE THEN COALESCE(excluded.shape, tool_calls.shape)
-                 ELSE COALESCE(tool_calls.shape, excluded.shape) END,
-    ended_ms = CASE WHEN TAKE THEN COALESCE(excluded.ended_ms, tool_calls.ended_ms)
-                    ELSE COALESCE(tool_calls.ended_ms, excluded.ended_ms) END,
-    started_ms = COALESCE(tool_calls.started_ms, excluded.started_ms),
-    duration_ms = COALESCE(tool_calls.duration_ms, excluded.duration_ms,
-                           excluded.ended_ms - tool_calls.started_ms),
-    command = COALESCE(tool_calls.command, excluded.command),
-    input_sha256 = COALESCE(tool_calls.input_sha256, excluded.input_sha256),
-    cwd = COALESCE(tool_calls.cwd, excluded.cwd),
-    agent_id = COALESCE(tool_calls.agent_id, excluded.agent_id)";
+ON CONFLICT (tool_use_id) DO NOTHING";
 
-/// When the incoming outcome replaces the stored one (see the module doc).
-const TAKE: &str = "(excluded.status <> 'pending' AND (tool_calls.status = 'pending'
-    OR (tool_calls.exit_code IS NULL AND excluded.exit_code IS NOT NULL
-        AND tool_calls.status IN ('success', 'failure'))))";
-
-fn upsert_sql() -> &'static str {
-    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SQL.get_or_init(|| UPSERT_CALL.replace("TAKE", TAKE))
-}
-
-/// Redact, shape, sign and upsert `call` (one-off; bulk writers keep a [`CallWriter`]).
+/// Redact, shape, sign and store `call` (one-off; bulk writers keep a [`CallWriter`]).
+/// The caller holds a write transaction, so the read-merge-write is atomic.
 pub(crate) fn write_call(conn: &Connection, call: &Call) -> Result<()> {
-    CallWriter::new(conn)?.write(call)
+    // A hook's post event usually finds the row its pre event wrote: look before inserting.
+    let mut writer = CallWriter::new(conn);
+    writer.insert_first = false;
+    writer.write(call)
 }
 
-/// The tool-call upsert, prepared once for many calls.
+/// Stores calls, merging each into the row of its `tool_use_id` (see [`merge`]). Its
+/// statements are prepared when first needed and kept, so a hook that inserts one row
+/// prepares one small statement and a bulk import prepares each once.
 pub(crate) struct CallWriter<'c> {
-    stmt: rusqlite::Statement<'c>,
+    conn: &'c Connection,
+    select: Option<rusqlite::Statement<'c>>,
+    insert: Option<rusqlite::Statement<'c>>,
+    /// Try the insert before looking the id up: right when most ids are new (an import).
+    insert_first: bool,
 }
 
 impl<'c> CallWriter<'c> {
-    /// Prepare the upsert on `conn`.
-    pub(crate) fn new(conn: &'c Connection) -> Result<Self> {
-        let stmt = conn
-            .prepare(upsert_sql())
-            .map_err(|e| Error::sql("prepare tool call upsert", e))?;
-        Ok(CallWriter { stmt })
+    /// A writer on `conn` (which should be inside a write transaction) for calls that are
+    /// mostly new.
+    pub(crate) fn new(conn: &'c Connection) -> Self {
+        CallWriter {
+            conn,
+            select: None,
+            insert: None,
+            insert_first: true,
+        }
     }
 
-    /// Redact, shape, sign and upsert `call`.
+    /// Redact, shape, sign and store `call`, merged into any row already stored for it.
     pub(crate) fn write(&mut self, call: &Call) -> Result<()> {
-        let command = summary::summary(&call.tool, &call.input)
-            .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
-        let settled_badly = matches!(
-            call.status,
-            Status::Failure | Status::Denied | Status::Interrupted
-        );
-        let error = call
-            .error
-            .as_deref()
-            .filter(|e| settled_badly && !e.trim().is_empty())
-            .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
-        let signature = error.as_deref().and_then(signature::signature);
-        let shape_command = if shape::is_shell_tool(&call.tool) {
-            command.as_deref()
-        } else {
-            None
+        let row = stored_form(call);
+        // A pending call is usually the first sight of its id: try the insert alone.
+        if (self.insert_first || row.status == Status::Pending) && self.insert(&row)? {
+            return Ok(());
+        }
+        match self.stored(row.tool_use_id)? {
+            None => self.insert(&row).map(drop),
+            Some(stored) => self.update(row.tool_use_id, &merge::changes(&stored, &row)),
+        }
+    }
+
+    /// Insert `row` unless its id is stored; whether it was inserted.
+    fn insert(&mut self, row: &Row<'_>) -> Result<bool> {
+        let stmt = match &mut self.insert {
+            Some(stmt) => stmt,
+            slot => slot.insert(
+                self.conn
+                    .prepare(INSERT_CALL)
+                    .map_err(|e| Error::sql("prepare tool call insert", e))?,
+            ),
         };
-        let shape = shape::shape(&call.tool, shape_command, error.as_deref());
-        let sha = summary::input_sha256(&call.tool, &call.input);
-        let started = call
-            .started_ms
-            .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
-        let duration = call.duration_ms.or_else(|| {
-            call.started_ms
-                .zip(call.ended_ms)
-                .map(|(s, e)| (e - s).max(0))
-        });
-        self.stmt
+        let inserted = stmt
             .execute(params![
-                call.tool_use_id,
-                call.session_id,
-                call.host,
-                call.source,
-                call.tool,
-                call.status.as_str(),
-                started,
-                call.ended_ms,
-                duration,
-                command,
-                sha,
-                shape,
-                error,
-                signature,
-                call.exit_code,
-                call.cwd,
-                call.agent_id,
+                row.tool_use_id,
+                row.session_id,
+                row.host,
+                row.source,
+                row.tool,
+                row.status.as_str(),
+                row.started_ms,
+                row.ended_ms,
+                row.duration_ms,
+                row.command,
+                row.input_sha256,
+                row.shape,
+                row.error,
+                row.signature,
+                row.exit_code,
+                row.cwd,
+                row.agent_id,
             ])
             .map_err(|e| Error::sql("write tool call", e))?;
+        Ok(inserted > 0)
+    }
+
+    /// What the merge needs of the row stored for `id`, if any.
+    fn stored(&mut self, id: &str) -> Result<Option<merge::Stored>> {
+        let stmt = match &mut self.select {
+            Some(stmt) => stmt,
+            slot => slot.insert(
+                self.conn
+                    .prepare(merge::SELECT_STORED)
+                    .map_err(|e| Error::sql("prepare tool call lookup", e))?,
+            ),
+        };
+        stmt.query_row([id], merge::Stored::from_row)
+            .optional()
+            .map_err(|e| Error::sql("read tool call", e))
+    }
+
+    /// Set just the `changes` columns of the row of `id` (nothing when there are none).
+    fn update(&self, id: &str, changes: &[(&'static str, SqlValue)]) -> Result<()> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let mut sql = String::from("UPDATE tool_calls SET ");
+        for (i, (column, _)) in changes.iter().enumerate() {
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            let _ = write!(sql, "{column} = ?{}", i + 2);
+        }
+        sql.push_str(" WHERE tool_use_id = ?1");
+        // Cached: a bulk import sees the same few column sets again and again.
+        let mut stmt = self
+            .conn
+            .prepare_cached(&sql)
+            .map_err(|e| Error::sql("prepare tool call update", e))?;
+        let values = std::iter::once(SqlValue::Text(id.to_string()))
+            .chain(changes.iter().map(|(_, v)| v.clone()));
+        stmt.execute(rusqlite::params_from_iter(values))
+            .map_err(|e| Error::sql("update tool call", e))?;
         Ok(())
+    }
+}
+
+/// `call` as it would be stored new: command (or input summary) and error redacted and
+/// capped, shape and signature computed from the redacted text, times completed.
+fn stored_form(call: &Call) -> Row<'_> {
+    let command = summary::summary(&call.tool, &call.input)
+        .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
+    let settled_badly = matches!(
+        call.status,
+        Status::Failure | Status::Denied | Status::Interrupted
+    );
+    let error = call
+        .error
+        .as_deref()
+        .filter(|e| settled_badly && !e.trim().is_empty())
+        .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
+    let signature = error.as_deref().and_then(signature::signature);
+    let shape_command = if shape::is_shell_tool(&call.tool) {
+        command.as_deref()
+    } else {
+        None
+    };
+    let shape = shape::shape(&call.tool, shape_command, error.as_deref());
+    let input_sha256 = summary::input_sha256(&call.tool, &call.input);
+    let started_ms = call
+        .started_ms
+        .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
+    let duration_ms = call.duration_ms.or_else(|| {
+        call.started_ms
+            .zip(call.ended_ms)
+            .map(|(s, e)| (e - s).max(0))
+    });
+    Row {
+        tool_use_id: &call.tool_use_id,
+        session_id: call.session_id.as_deref(),
+        host: call.host,
+        source: call.source,
+        tool: &call.tool,
+        status: call.status,
+        started_ms,
+        ended_ms: call.ended_ms,
+        duration_ms,
+        command,
+        input_sha256,
+        shape,
+        error,
+        signature,
+        exit_code: call.exit_code,
+        cwd: call.cwd.as_deref(),
+        agent_id: call.agent_id.as_deref(),
     }
 }
 
@@ -393,6 +466,152 @@ mod tests {
             .unwrap();
         assert!(!cmd.contains(secret) && !err.contains(secret));
         assert!(err.len() <= ERROR_CAP);
+    }
+
+    /// The single SQL upsert the writer replaced, kept as the oracle its merge must match.
+    const ORACLE_UPSERT: &str = "
+    INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, started_ms,
+        ended_ms, duration_ms, command, input_sha256, shape, error, signature, exit_code, cwd,
+        agent_id)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+    ON CONFLICT (tool_use_id) DO UPDATE SET
+        session_id = COALESCE(tool_calls.session_id, excluded.session_id),
+        tool = CASE WHEN tool_calls.tool = '' THEN excluded.tool ELSE tool_calls.tool END,
+        status = CASE WHEN TAKE THEN excluded.status ELSE tool_calls.status END,
+        error = CASE WHEN TAKE THEN excluded.error ELSE tool_calls.error END,
+        signature = CASE WHEN TAKE THEN excluded.signature ELSE tool_calls.signature END,
+        exit_code = CASE WHEN TAKE THEN excluded.exit_code ELSE tool_calls.exit_code END,
+        shape = CASE WHEN TAKE THEN COALESCE(excluded.shape, tool_calls.shape)
+                     ELSE COALESCE(tool_calls.shape, excluded.shape) END,
+        ended_ms = CASE WHEN TAKE THEN COALESCE(excluded.ended_ms, tool_calls.ended_ms)
+                        ELSE COALESCE(tool_calls.ended_ms, excluded.ended_ms) END,
+        started_ms = COALESCE(tool_calls.started_ms, excluded.started_ms),
+        duration_ms = COALESCE(tool_calls.duration_ms, excluded.duration_ms,
+                               excluded.ended_ms - tool_calls.started_ms),
+        command = COALESCE(tool_calls.command, excluded.command),
+        input_sha256 = COALESCE(tool_calls.input_sha256, excluded.input_sha256),
+        cwd = COALESCE(tool_calls.cwd, excluded.cwd),
+        agent_id = COALESCE(tool_calls.agent_id, excluded.agent_id)";
+
+    const ORACLE_TAKE: &str = "(excluded.status <> 'pending' AND (tool_calls.status = 'pending'
+        OR (tool_calls.exit_code IS NULL AND excluded.exit_code IS NOT NULL
+            AND tool_calls.status IN ('success', 'failure'))))";
+
+    fn oracle_write(conn: &Connection, call: &Call) {
+        let r = stored_form(call);
+        conn.execute(
+            &ORACLE_UPSERT.replace("TAKE", ORACLE_TAKE),
+            params![
+                r.tool_use_id,
+                r.session_id,
+                r.host,
+                r.source,
+                r.tool,
+                r.status.as_str(),
+                r.started_ms,
+                r.ended_ms,
+                r.duration_ms,
+                r.command,
+                r.input_sha256,
+                r.shape,
+                r.error,
+                r.signature,
+                r.exit_code,
+                r.cwd,
+                r.agent_id,
+            ],
+        )
+        .unwrap();
+    }
+
+    fn all_rows(conn: &Connection) -> Vec<Vec<rusqlite::types::Value>> {
+        let mut stmt = conn
+            .prepare("SELECT * FROM tool_calls ORDER BY tool_use_id")
+            .unwrap();
+        let n = stmt.column_count();
+        stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn observation() -> impl proptest::strategy::Strategy<Value = Call> {
+        use proptest::prelude::*;
+        let statuses = prop::sample::select(vec![
+            Status::Pending,
+            Status::Success,
+            Status::Failure,
+            Status::Interrupted,
+            Status::Denied,
+        ]);
+        let ms = || prop::option::of(0i64..5000);
+        (
+            (prop::bool::ANY, statuses, prop::option::of(0i64..3)),
+            (ms(), ms(), ms()),
+            prop::option::of(prop::sample::select(vec![
+                "Exit code 1\nmake: *** [all] Error 2",
+                "psql: error: connection refused",
+                "This command requires approval",
+            ])),
+            (
+                prop::sample::select(vec!["Bash", "", "Read"]),
+                prop::sample::select(vec!["make all", "cd x && psql -c 1"]),
+            ),
+            (
+                prop::option::of(Just("s1")),
+                prop::option::of(Just("/w")),
+                prop::option::of(Just("a1")),
+            ),
+        )
+            .prop_map(
+                |(
+                    (second_id, status, exit_code),
+                    (started, ended, duration),
+                    error,
+                    (tool, cmd),
+                    (sid, cwd, agent),
+                )| {
+                    let id = if second_id { "t2" } else { "t1" };
+                    let input = if tool == "Read" {
+                        json!({"file_path": "/w/x.rs"})
+                    } else {
+                        json!({"command": cmd})
+                    };
+                    let mut c = Call::new(id, "claude-code", "hook", tool, input);
+                    c.status = status;
+                    c.exit_code = exit_code;
+                    c.started_ms = started;
+                    c.ended_ms = ended;
+                    c.duration_ms = duration;
+                    c.error = error.map(str::to_string);
+                    c.session_id = sid.map(str::to_string);
+                    c.cwd = cwd.map(str::to_string);
+                    c.agent_id = agent.map(str::to_string);
+                    c
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 500, ..Default::default() })]
+
+        /// Any sequence of observations, written by the hook path and by the bulk path,
+        /// leaves exactly the rows the replaced SQL upsert left.
+        #[test]
+        fn merges_exactly_like_the_sql_upsert(calls in proptest::collection::vec(observation(), 1..8)) {
+            let oracle = crate::store::open_in_memory().unwrap();
+            let hook = crate::store::open_in_memory().unwrap();
+            let bulk = crate::store::open_in_memory().unwrap();
+            let mut writer = CallWriter::new(&bulk);
+            for call in &calls {
+                oracle_write(&oracle, call);
+                write_call(&hook, call).unwrap();
+                writer.write(call).unwrap();
+            }
+            let expected = all_rows(&oracle);
+            proptest::prop_assert_eq!(&all_rows(&hook), &expected);
+            proptest::prop_assert_eq!(&all_rows(&bulk), &expected);
+        }
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0003_derive_failure_index",
         include_str!("../../migrations/0003_derive_failure_index.sql"),
     ),
+    (
+        "0004_drop_failure_time_index",
+        include_str!("../../migrations/0004_drop_failure_time_index.sql"),
+    ),
 ];
 
 /// The schema version the store is at.

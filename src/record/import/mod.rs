@@ -206,7 +206,7 @@ fn import_file(
         .map_err(|e| Error::sql("begin import", e))?;
     let mut sink = Sink {
         conn: &tx,
-        writer: rows::CallWriter::new(&tx)?,
+        writer: rows::CallWriter::new(&tx),
         display: path.display().to_string(),
         totals,
         progress,
