@@ -8,13 +8,16 @@
 //! the rules that [`Subject::may_fire`] admits, and skip the rest.
 //!
 //! Guarantees:
-//! - Exactness: an index is used only when the file's bytes equal the bytes it was built from
-//!   (kept in the index and compared: no timestamp or hash can be fooled), and only by the
-//!   very binary that wrote it (its version and the executable's size and modification time,
-//!   so a rebuild whose prefilter differs starts afresh). Anything else (a missing, truncated
-//!   or garbled index, another binary) is a miss: the file is parsed in full, as if there
-//!   were no index. What the index adds to the file's text carries a checksum, so a
-//!   corrupted entry is a miss too, not a rule parsed from the wrong span.
+//! - Exactness: an index is used only for the text it was built from, read afresh on every
+//!   call (never a timestamp: an edit within one clock tick, or a copy that keeps the old
+//!   time, still counts) and recognised by its length and a 128-bit fingerprint, and only by
+//!   the very binary that wrote it (its version and the executable's size and modification
+//!   time, so a rebuild whose prefilter differs starts afresh). Anything else (a missing,
+//!   truncated or garbled index, another binary) is a miss: the file is parsed in full, as
+//!   if there were no index. The index carries a checksum, so a corrupted entry is a miss
+//!   too, not a rule parsed from the wrong span. The fingerprint is not cryptographic, and
+//!   need not be: whoever can write a layer file can already put any rules in it, and a
+//!   layer can only add restrictions.
 //! - Soundness: a skipped rule is one that would not have fired: [`crate::rules::Rule::fires`]
 //!   starts with the same [`Subject::may_fire`] test on the same literals.
 //! - Only a file that validated as a whole is indexed, so an index never hides a broken
@@ -27,9 +30,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::layers::{LayerKind, sha256_hex};
+use super::layers::LayerKind;
 use super::prefilter::required_literals;
-use super::{Document, MatchMode, Subject};
+use super::{Document, MatchMode, Subject, glob};
 
 /// The layout version; bump it when the layout or the meaning of a field changes.
 const FORMAT: &str = "callus layer index 1";
@@ -56,9 +59,11 @@ pub fn stamp() -> Option<String> {
 /// an index each instead of overwriting each other's on every call.
 #[must_use]
 pub fn file_for(dir: &Path, kind: LayerKind, name: &str, stamp: &str) -> PathBuf {
-    let layer = sha256_hex(format!("{}\0{name}", kind.as_str()).as_bytes());
-    let binary = sha256_hex(stamp.as_bytes());
-    dir.join(format!("layer-{}-{}.idx", &layer[..16], &binary[..8]))
+    // Not SHA-256: its CPU-feature probe alone costs a quiet hook call tens of microseconds
+    // on some VMs, and a name only has to be stable and unlikely to clash.
+    let layer = checksum(format!("{}\0{name}", kind.as_str()).as_bytes());
+    let binary = checksum(stamp.as_bytes());
+    dir.join(format!("layer-{layer:016x}-{:08x}.idx", binary >> 32))
 }
 
 /// How long an index written by another binary is kept after its last write.
@@ -99,7 +104,7 @@ fn remove_stale(file: &Path) {
 pub fn encode(stamp: &str, text: &str, doc: &Document) -> Option<Vec<u8>> {
     let mut w = Writer(Vec::with_capacity(text.len() + 64 * doc.rules.len() + 256));
     w.bytes(stamp.as_bytes())?;
-    w.bytes(text.as_bytes())?;
+    w.bytes(&fingerprint(text.as_bytes()))?;
     let tail = w.0.len();
     w.len(doc.disable.len())?;
     for id in &doc.disable {
@@ -131,11 +136,48 @@ pub fn encode(stamp: &str, text: &str, doc: &Document) -> Option<Vec<u8>> {
     Some(w.0)
 }
 
-/// FNV-1a (64-bit) of `bytes`: enough to tell a damaged index from a sound one.
+/// A 128-bit fingerprint of `bytes` and their length: two independent multiply-rotate lanes
+/// over 8-byte words, each finished with a full-avalanche mix. Not cryptographic (nothing
+/// here needs it: see the module docs), but two different texts that differ in one word
+/// always differ in it, and an accidental match of two edits is out of reach.
+fn fingerprint(bytes: &[u8]) -> [u8; 16] {
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+    let len = bytes.len() as u64;
+    let (mut a, mut b) = (len ^ K2, len.rotate_left(32) ^ K1);
+    let mut words = bytes.chunks_exact(8);
+    let mut step = |w: u64| {
+        a = (a ^ w).wrapping_mul(K1).rotate_left(29);
+        b = (b ^ w.rotate_left(32)).wrapping_mul(K2).rotate_left(31) ^ a;
+    };
+    for word in &mut words {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(word);
+        step(u64::from_le_bytes(buf));
+    }
+    let rest = words.remainder();
+    let mut buf = [0u8; 8];
+    buf[..rest.len()].copy_from_slice(rest);
+    step(u64::from_le_bytes(buf) ^ (rest.len() as u64) << 56);
+    let mix = |mut h: u64| {
+        // The MurmurHash3 finaliser.
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    };
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&mix(a).to_le_bytes());
+    out[8..].copy_from_slice(&mix(b ^ a.rotate_left(17)).to_le_bytes());
+    out
+}
+
+/// The first half of [`fingerprint`]: a damaged byte anywhere always changes it.
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    let mut half = [0u8; 8];
+    half.copy_from_slice(&fingerprint(bytes)[..8]);
+    u64::from_le_bytes(half)
 }
 
 /// Write `bytes` as the index file `file`, atomically; failures are ignored (the next call
@@ -193,7 +235,7 @@ impl<'a> Index<'a> {
     #[must_use]
     pub fn read(bytes: &'a [u8], stamp: &str, text: &str) -> Option<Self> {
         let mut c = Cursor(bytes);
-        if c.bytes()? != stamp.as_bytes() || c.bytes()? != text.as_bytes() {
+        if c.bytes()? != stamp.as_bytes() || c.bytes()? != fingerprint(text.as_bytes()) {
             return None;
         }
         let (body, sum) = c.0.split_last_chunk::<8>()?;
@@ -205,19 +247,26 @@ impl<'a> Index<'a> {
         let count = c.len()?;
         // Every entry takes at least 25 bytes: a garbled count cannot reserve much.
         let mut entries = Vec::with_capacity(count.min(c.0.len() / 25));
+        let mut last_field: Option<(&[u8], &str)> = None;
         for _ in 0..count {
             let span = c.len()?..c.len()?;
             text.get(span.clone())?;
             let flags = *c.0.first()?;
             c.0 = &c.0[1..];
-            let (id, tool, field) = (c.bytes()?, c.bytes()?, c.str()?);
+            let (id, tool, field_bytes) = (c.bytes()?, c.bytes()?, c.bytes()?);
+            // Most rules share a field (`command`): check its UTF-8 once.
+            let field = match last_field {
+                Some((bytes, text)) if bytes == field_bytes => text,
+                _ => std::str::from_utf8(field_bytes).ok()?,
+            };
+            last_field = Some((field_bytes, field));
             let patterns = c.len()?;
             let start = c.0;
             for _ in 0..patterns {
                 let n = c.u32()?;
                 if n != NO_REQUIREMENT {
                     for _ in 0..n {
-                        c.str()?;
+                        c.bytes()?;
                     }
                 }
             }
@@ -238,10 +287,10 @@ impl<'a> Index<'a> {
 }
 
 impl Entry<'_> {
-    /// The rule's id.
+    /// The rule's id, as bytes (UTF-8 when the index is sound; checked by whoever keeps it).
     #[must_use]
-    pub fn id(&self) -> Option<&str> {
-        std::str::from_utf8(self.id).ok()
+    pub fn id(&self) -> &[u8] {
+        self.id
     }
 
     /// Could the rule fire on `call`? False only when it certainly does not.
@@ -249,20 +298,15 @@ impl Entry<'_> {
     pub fn may_fire(&self, call: &Subject<'_>) -> bool {
         // Most tools are plain names: compare the bytes, no UTF-8 check needed.
         let plain = !self.tool.iter().any(|b| matches!(b, b'*' | b'?' | b'['));
-        if plain && self.tool != call.tool.as_bytes() {
-            return false;
-        }
-        let Ok(tool) = std::str::from_utf8(self.tool) else {
-            return true;
+        let tool_matches = if plain {
+            self.tool == call.tool.as_bytes()
+        } else {
+            std::str::from_utf8(self.tool).map_or(true, |glob| glob::matches(glob, call.tool))
         };
-        call.may_fire(
-            tool,
-            self.field,
-            self.norm,
-            self.mode,
-            self.patterns > 0,
-            |hay| self.may_match(hay),
-        )
+        tool_matches
+            && call.text_may_fire(self.field, self.norm, self.mode, self.patterns > 0, |hay| {
+                self.may_match(hay)
+            })
     }
 
     /// Could one of the `any` patterns match `hay_lower` (ASCII-lowercased)? The answer
@@ -390,8 +434,8 @@ mod tests {
         let bytes = index_bytes();
         let index = Index::read(&bytes, "s", TEXT).unwrap();
         assert_eq!(index.disable, ["x"]);
-        let ids: Vec<_> = index.entries.iter().map(|e| e.id().unwrap()).collect();
-        assert_eq!(ids, ["psql", "seg", "write"]);
+        let ids: Vec<_> = index.entries.iter().map(Entry::id).collect();
+        assert_eq!(ids, [&b"psql"[..], b"seg", b"write"]);
         assert!(TEXT[index.entries[2].span.clone()].starts_with(r#"{"id": "write""#));
         assert!(Index::read(&bytes, "other", TEXT).is_none());
         let edited = TEXT.replace("psql", "PSQL");
@@ -412,7 +456,7 @@ mod tests {
         let may = |tool: &str, input: serde_json::Value| -> Vec<&str> {
             let call = Subject::new(tool, &input);
             let out = index.entries.iter().filter(|e| e.may_fire(&call));
-            out.map(|e| e.id().unwrap()).collect()
+            out.map(|e| std::str::from_utf8(e.id()).unwrap()).collect()
         };
         // `.*` has no literal requirement: the segment rule is always a candidate on text.
         assert_eq!(may("Bash", json!({"command": "ls"})), ["seg"]);

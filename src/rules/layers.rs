@@ -63,8 +63,8 @@ pub struct Layer {
     /// The rules, in file order (disabled starter rules already removed). Loaded for one
     /// call ([`RuleSet::load_for`]), only the rules that may fire on it.
     pub rules: Vec<Rule>,
-    /// The ids of the rules left out because they cannot fire on the call.
-    skipped: Vec<String>,
+    /// The ids of the rules left out because they cannot fire on the call, one per line.
+    skipped: String,
     /// The file's text, hashed on demand for the audit chain.
     text: Cow<'static, str>,
     hash: OnceLock<String>,
@@ -120,7 +120,7 @@ impl Layer {
             kind,
             path,
             rules: doc.rules,
-            skipped: Vec::new(),
+            skipped: String::new(),
             text,
             hash: OnceLock::new(),
         };
@@ -167,7 +167,16 @@ impl Layer {
     /// The id of every rule of the layer, loaded or skipped.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         let loaded = self.rules.iter().map(|r| r.id.as_str());
-        loaded.chain(self.skipped.iter().map(String::as_str))
+        loaded.chain(self.skipped.lines())
+    }
+
+    /// Drop the rules whose id `gone` says, loaded or skipped.
+    fn remove(&mut self, gone: impl Fn(&str) -> bool) {
+        self.rules.retain(|r| !gone(&r.id));
+        if self.skipped.lines().any(&gone) {
+            let kept: Vec<&str> = self.skipped.lines().filter(|id| !gone(id)).collect();
+            self.skipped = kept.join("\n");
+        }
     }
 }
 
@@ -178,17 +187,21 @@ fn parse_candidates(
     text: &str,
     index: &Index<'_>,
     call: &Subject<'_>,
-) -> Option<(Vec<Rule>, Vec<String>)> {
+) -> Option<(Vec<Rule>, String)> {
     let mut rules = Vec::new();
+    // One buffer and one UTF-8 check for every skipped id, not one of each per rule.
     let mut skipped = Vec::new();
     for (i, entry) in index.entries.iter().enumerate() {
         if entry.may_fire(call) {
             rules.push(parse_rule(name, i, text.get(entry.span.clone())?).ok()?);
         } else {
-            skipped.push(entry.id()?.to_string());
+            if !skipped.is_empty() {
+                skipped.push(b'\n');
+            }
+            skipped.extend_from_slice(entry.id());
         }
     }
-    Some((rules, skipped))
+    Some((rules, String::from_utf8(skipped).ok()?))
 }
 
 /// Every active layer, in evaluation order.
@@ -286,8 +299,7 @@ impl RuleSet {
         }
         match parse(LayerKind::Starter, None, Cow::Borrowed(STARTER_JSON)) {
             Ok((mut starter, _)) => {
-                starter.rules.retain(|r| !disabled.contains(&r.id));
-                starter.skipped.retain(|id| !disabled.contains(id));
+                starter.remove(|id| disabled.iter().any(|d| d == id));
                 layers.insert(0, starter);
             }
             Err(e) => errors.push(e),
@@ -322,8 +334,7 @@ impl RuleSet {
                 .iter_mut()
                 .filter(|l| l.kind == LayerKind::Candidates)
             {
-                layer.rules.retain(|r| !reviewed.contains(&r.id));
-                layer.skipped.retain(|id| !reviewed.contains(id));
+                layer.remove(|id| reviewed.contains(id));
             }
         }
         (RuleSet { layers }, errors)

@@ -267,6 +267,14 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
     };
     let fail =
         |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
+    // Ids are shown on one line everywhere (and the layer index lists them one per line).
+    if id.chars().any(char::is_control) {
+        return Err((
+            Some(id.escape_debug().to_string()),
+            Some("id".into()),
+            "must not contain control characters".into(),
+        ));
+    }
     let flags = f.flags.as_deref().unwrap_or_default();
     if flags.chars().any(|c| c != 'i') {
         return Err(fail("flags", "only \"i\" is recognised"));
@@ -506,6 +514,10 @@ mod tests {
             (
                 r#"{"rules": [{"message": "m"}]}"#,
                 "t: rule '#0': field 'id': missing id",
+            ),
+            (
+                r#"{"rules": [{"id": "a\nb", "message": "m"}]}"#,
+                "t: rule 'a\\nb': field 'id': must not contain control characters",
             ),
             (
                 r#"{"rules": [{"id": "a", "message": "m"}, {"id": "a", "message": "m"}]}"#,
