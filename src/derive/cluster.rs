@@ -4,7 +4,7 @@
 //! A Bash failure joins one of three kinds of cluster: a `while/until/for … sleep` poll loop
 //! (shape `poll-loop`), a name-resolution failure about one host (shape `host:<name>`, one
 //! cluster per host whatever the program or wording), or the program of its failing segment
-//! (see [`super::command::failing_program`]). A Bash failure that ran only builtins joins a
+//! (see [`crate::shell::program::failing_program`]). A Bash failure that ran only builtins joins a
 //! cluster with an empty shape, which is reported and never proposed (a tool-only Bash rule
 //! would match every command: spec §15.1 item 36). Every other tool is one tool-wide cluster
 //! per tool group (an MCP server counts as one group), whatever its signatures.
@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 use sha2::{Digest as _, Sha256};
 
 use super::calls::Failure;
-use super::command::{self, Program};
+use super::command;
 use crate::shell;
+use crate::shell::program::{Program, failing_program};
 
 /// The signature dead-host clusters share (the wording differs per program).
 pub(crate) const DEAD_HOST_SIGNATURE: &str = "could not resolve host";
@@ -243,7 +244,7 @@ fn bash_key(f: &Failure, sig: String) -> (String, String, Kind, Vec<String>) {
         );
     }
     let split = shell::split(&f.command);
-    match command::failing_program(&split.segments, &f.error) {
+    match failing_program(&split.segments, &f.error) {
         Some(Program {
             shape,
             head,

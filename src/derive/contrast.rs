@@ -25,9 +25,9 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::cluster::{Cluster, Kind};
-use super::command;
 use crate::rules::backtest::StoredCall;
 use crate::shell;
+use crate::shell::program;
 
 /// Fewest successes of a shape before the contrast says anything.
 pub(crate) const MIN_SUCCESSES: u64 = 3;
@@ -88,7 +88,7 @@ pub(crate) fn shape_stats(
         }
         seen.clear();
         for seg in &shell::split(&call.command).segments {
-            let Some(p) = command::program(seg) else {
+            let Some(p) = program::program(seg) else {
                 continue;
             };
             let Some(tokens_of_interest) = watch.get(p.shape.as_str()) else {

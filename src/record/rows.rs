@@ -387,12 +387,12 @@ mod tests {
             "claude-code",
             "hook",
             "Bash",
-            json!({"command": "cd x && psql -c 1 && echo ok"}),
+            json!({"command": "cd x && psql -c 1 && ls ok"}),
         );
         c.started_ms = Some(1000);
         write_call(&conn, &c).unwrap();
         assert_eq!(row(&conn, "t1").0, "pending");
-        assert_eq!(row(&conn, "t1").2.as_deref(), Some("echo"));
+        assert_eq!(row(&conn, "t1").2.as_deref(), Some("ls"));
 
         c.status = Status::Failure;
         c.started_ms = None;

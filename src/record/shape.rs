@@ -1,26 +1,14 @@
 //! Command shapes: the short key (`git push`, `psql`, `mcp__github__`) that derive groups
 //! calls by, computed once at record time.
 //!
-//! For a shell command the shape is callusguard's (spec §6.4) taken from one segment: the
-//! program's basename after leading `VAR=val` words, plus the next word when the program is
-//! a multiplexer (`git`, `npm`, `cargo`, …) and that word is not a flag. When a command has
-//! several segments (`cd x && FOO=1 psql …`) the shape comes from the segment that failed:
-//! one whose program the error text names, else the last one; `cd`, `export`, `set`,
-//! `source` and shell keywords are never chosen while another segment exists. Other tools
-//! are their own shape; MCP tools are grouped per server (`mcp__<server>__`).
-//!
-//! [`segment_shape`] is the one place that turns a segment into a shape, so it can delegate
-//! to the shell module's own once that lands.
+//! For a shell command the shape is that of the program the failure is blamed on
+//! ([`crate::shell::program::failing_program`], the same choice derive makes: the program the
+//! error text names, else the last one; builtins such as `cd`, `export` or `echo` are never
+//! chosen). A command that ran only builtins keeps the shape of its last segment (`cd build`
+//! → `cd`), so every shell call has one. Other tools are their own shape; MCP tools are
+//! grouped per server (`mcp__<server>__`).
 
-use crate::shell::{self, MULTIPLEXERS, Segment, is_assignment};
-
-/// Segments that set up the shell rather than do the work; never the failing segment while
-/// another exists.
-const SETUP: &[&str] = &[
-    "cd", "pushd", "popd", "export", "set", "unset", "source", ".", "for", "while", "until", "do",
-    "done", "if", "then", "else", "elif", "fi", "case", "esac", "in", "{", "}", "!", "function",
-    "select", "local", "declare", "alias", "ulimit", "umask",
-];
+use crate::shell::{self, program::failing_program};
 
 /// Tools whose input is a shell command.
 #[must_use]
@@ -39,9 +27,16 @@ pub(crate) fn shape(tool: &str, command: Option<&str>, error: Option<&str>) -> O
         return Some(tool_group(tool));
     }
     let split = shell::split(command?);
-    let segment = failing_segment(&split.segments, error)?;
-    let s = segment_shape(segment);
-    (!s.is_empty()).then_some(s)
+    let shape = match failing_program(&split.segments, error.unwrap_or_default()) {
+        Some(program) => program.shape,
+        None => split
+            .segments
+            .iter()
+            .rev()
+            .map(shell::shape)
+            .find(|s| !s.is_empty())?,
+    };
+    (!shape.is_empty()).then_some(shape)
 }
 
 /// `mcp__<server>__` for MCP tools, else the tool name (spec §6.4 `_tool_group`).
@@ -54,111 +49,6 @@ pub(crate) fn tool_group(tool: &str) -> String {
         return format!("mcp__{server}__");
     }
     tool.to_string()
-}
-
-/// Pick the segment that failed: the last one whose program the error names (preferring
-/// one whose second shape word is named too), else the last segment that is not set-up.
-#[must_use]
-pub(crate) fn failing_segment<'a>(
-    segments: &'a [Segment],
-    error: Option<&str>,
-) -> Option<&'a Segment> {
-    let work: Vec<&Segment> = segments
-        .iter()
-        .filter(|s| program(s).is_some_and(|p| !SETUP.contains(&p)))
-        .collect();
-    if work.is_empty() {
-        return segments.iter().rev().find(|s| program(s).is_some());
-    }
-    if let Some(error) = error
-        .map(str::to_lowercase)
-        .filter(|e| !e.trim().is_empty())
-    {
-        let mut best: Option<(usize, &Segment)> = None;
-        for seg in &work {
-            let tokens = shape_tokens(seg);
-            let Some(head) = tokens.first() else { continue };
-            if !names(&error, &head.to_lowercase()) {
-                continue;
-            }
-            let score = 1 + usize::from(
-                tokens
-                    .get(1)
-                    .is_some_and(|t| names(&error, &t.to_lowercase())),
-            );
-            if best.is_none_or(|(b, _)| score >= b) {
-                best = Some((score, seg));
-            }
-        }
-        if let Some((_, seg)) = best {
-            return Some(seg);
-        }
-    }
-    // A wrapper's own segment (`sudo rm -rf x` → `sudo`) speaks for the command it runs,
-    // as callusguard's shape does, unless the error named the wrapped program above.
-    work.iter()
-        .rev()
-        .find(|s| !matches!(s.origin, crate::shell::Origin::Wrapped(_)))
-        .or(work.last())
-        .copied()
-}
-
-/// The shape of one segment: basename of the program after `VAR=val` words, plus the next
-/// word for multiplexers.
-#[must_use]
-pub(crate) fn segment_shape(segment: &Segment) -> String {
-    shape_tokens(segment).join(" ")
-}
-
-fn shape_tokens(segment: &Segment) -> Vec<&str> {
-    let mut words = segment
-        .argv
-        .iter()
-        .map(String::as_str)
-        .skip_while(|w| is_assignment(w));
-    let Some(first) = words.next() else {
-        return Vec::new();
-    };
-    let head = basename(first);
-    match words.next() {
-        Some(next) if MULTIPLEXERS.contains(&head) && !next.starts_with('-') => vec![head, next],
-        _ => vec![head],
-    }
-}
-
-/// The segment's program, when its first word can name one (not a number or a
-/// redirection left over by a split such as `2>&1`).
-fn program(segment: &Segment) -> Option<&str> {
-    segment
-        .argv
-        .iter()
-        .map(String::as_str)
-        .find(|w| !is_assignment(w))
-        .filter(|w| {
-            w.chars().next().is_some_and(|c| {
-                c.is_alphanumeric() || matches!(c, '.' | '/' | '_' | '~' | '{' | '}' | '!')
-            }) && !w
-                .chars()
-                .all(|c| c.is_ascii_digit() || c == '>' || c == '<' || c == '&')
-        })
-        .map(basename)
-}
-
-fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
-/// Whether `error` (lowercased) mentions `word` as a whole word.
-fn names(error: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    error.match_indices(word).any(|(i, _)| {
-        let before = error[..i].chars().next_back();
-        let after = error[i + word.len()..].chars().next();
-        !before.is_some_and(is_word) && !after.is_some_and(is_word)
-    })
 }
 
 #[cfg(test)]
@@ -204,7 +94,9 @@ mod tests {
             sh(cmd, Some("psql: error: connection refused")).unwrap(),
             "psql"
         );
-        assert_eq!(sh(cmd, Some("something else")).unwrap(), "echo");
+        // `echo` is a builtin, never the failing program: the last program is.
+        assert_eq!(sh(cmd, Some("something else")).unwrap(), "psql");
+        assert_eq!(sh("cd app && make && ls", Some("oops")).unwrap(), "ls");
         // Both segments are npm: the one whose subcommand is named wins.
         let cmd = "npm install && npm test && ls";
         assert_eq!(

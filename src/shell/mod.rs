@@ -77,6 +77,7 @@ mod expand;
 mod lexer;
 mod normalise;
 mod parse;
+pub mod program;
 mod quote;
 mod shape;
 mod token;

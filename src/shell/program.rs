@@ -1,0 +1,292 @@
+//! The program a simple command runs, and the segment a failure is blamed on: one
+//! definition for the recorder (the shape it stores with every call) and for derive (the
+//! clusters it forms and the attempts it counts), so both group a command the same way.
+//!
+//! Works on [`crate::shell::split`]'s segments (`argv`, `raw`) and re-does the cheap parts of
+//! normalisation itself (control words, wrappers, path prefixes), so it gives the same answer
+//! whether the splitter already unwrapped `timeout 5 psql` or not. The shape is callusguard's
+//! (spec §6.4): the program's basename, plus the next word for a multiplexer (`git push`,
+//! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
+//! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program.
+
+use crate::shell::{MULTIPLEXERS, Origin, Segment, is_assignment};
+
+/// Shell builtins and control words: never a candidate's program.
+const NOT_PROGRAMS: &[&str] = &[
+    "cd", "export", "set", "unset", "source", ".", "for", "while", "until", "if", "then", "else",
+    "elif", "fi", "do", "done", "case", "esac", "in", "select", "function", "echo", "printf",
+    "sleep", "true", "false", ":", "test", "[", "[[", "]]", "exit", "return", "local", "declare",
+    "typeset", "readonly", "shift", "wait", "read", "trap", "pushd", "popd", "dirs", "alias",
+    "unalias", "ulimit", "umask", "break", "continue", "let", "{", "}", "!", "type", "hash",
+    "shopt", "eval", "exec", "builtin", "command",
+];
+
+/// Words that open a compound command and are followed by a command (`while ! pg_isready`).
+const LEADING_CONTROL: &[&str] = &[
+    "!", "{", "(", "do", "then", "else", "elif", "if", "while", "until", "time",
+];
+
+/// The program a simple command runs, found past control words, wrappers and assignments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Program {
+    /// The shape: the program's basename, plus the subcommand for multiplexers.
+    pub shape: String,
+    /// The program's basename (the shape's first word).
+    pub head: String,
+    /// Whether the program was spelled with a path (`./bin/psql`, `/usr/bin/psql`).
+    pub pathed: bool,
+    /// The argument words after the shape, as the contrast compares them.
+    pub tokens: Vec<String>,
+}
+
+/// Find the program of one segment; `None` for a builtin, a control word or an empty one.
+pub(crate) fn program(seg: &Segment) -> Option<Program> {
+    let mut words = seg.argv.iter().map(String::as_str).peekable();
+    // Control words that introduce a command, and leading assignments.
+    while let Some(w) = words.peek() {
+        let bare = w
+            .trim_start_matches(['(', '{', '`'])
+            .trim_start_matches("$(");
+        if bare.is_empty() || LEADING_CONTROL.contains(&bare) || is_assignment(bare) {
+            words.next();
+        } else {
+            break;
+        }
+    }
+    let mut rest: Vec<&str> = words.collect();
+    unwrap_wrappers(&mut rest);
+    let first = rest.first()?;
+    let word = first
+        .trim_start_matches(['(', '{', '`', '\\'])
+        .trim_start_matches("$(")
+        .trim_end_matches([')', ';', '`']);
+    let head = word.rsplit('/').next().unwrap_or(word);
+    // The splitter strips the program's path from `argv`; the source slice still shows it.
+    let pathed = word.contains('/')
+        || seg
+            .raw
+            .split_whitespace()
+            .any(|w| w.strip_suffix(head).is_some_and(|p| p.ends_with('/')));
+    if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
+        return None;
+    }
+    let mut shape = head.to_string();
+    let mut used = 1;
+    if MULTIPLEXERS.contains(&head)
+        && let Some(next) = rest.get(1)
+        && is_subcommand(next)
+    {
+        shape.push(' ');
+        shape.push_str(next);
+        used = 2;
+    }
+    let tokens = rest[used.min(rest.len())..]
+        .iter()
+        .filter_map(|w| arg_token(w))
+        .collect();
+    Some(Program {
+        shape,
+        head: head.to_string(),
+        pathed,
+        tokens,
+    })
+}
+
+/// A second word that names a subcommand or script, not a flag or a value.
+fn is_subcommand(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with(['-', '$'])
+        && !word.contains("://")
+        && !word.contains(['@', '=', '\'', '"'])
+}
+
+/// Drop `env`, `command`, `exec`, `nohup`, `time`, `nice`, `timeout`, `stdbuf` and their
+/// options from the front of `words`.
+fn unwrap_wrappers(words: &mut Vec<&str>) {
+    loop {
+        let Some(first) = words.first() else { return };
+        let name = first.rsplit('/').next().unwrap_or(first);
+        let skip = match name {
+            "env" => {
+                1 + words[1..]
+                    .iter()
+                    .take_while(|w| w.starts_with('-') || is_assignment(w))
+                    .count()
+            }
+            "command" | "exec" | "nohup" | "time" | "builtin" => {
+                1 + words[1..].iter().take_while(|w| w.starts_with('-')).count()
+            }
+            "nice" | "stdbuf" => {
+                let mut n = 1;
+                while let Some(w) = words.get(n) {
+                    if *w == "-n" {
+                        n += 2;
+                    } else if w.starts_with('-') {
+                        n += 1;
+                    } else {
+                        break;
+                    }
+                }
+                n
+            }
+            "timeout" => {
+                let mut n = 1;
+                while let Some(w) = words.get(n) {
+                    if matches!(*w, "-s" | "-k" | "--signal" | "--kill-after") {
+                        n += 2;
+                    } else if w.starts_with('-') {
+                        n += 1;
+                    } else {
+                        break;
+                    }
+                }
+                // The duration.
+                n + 1
+            }
+            _ => return,
+        };
+        words.drain(..skip.min(words.len()));
+    }
+}
+
+/// The contrast's view of one argument word: a flag without its value (`--host=x` →
+/// `--host`), or a positional word; `None` for words too long to be a useful token.
+pub(crate) fn arg_token(word: &str) -> Option<String> {
+    let w = word.trim_end_matches([';', ')']);
+    if w.is_empty() || w == "-" || w == "--" {
+        return None;
+    }
+    let token = if w.starts_with('-') {
+        w.split_once('=').map_or(w, |(flag, _)| flag)
+    } else {
+        w
+    };
+    (token.len() <= 64).then(|| token.to_string())
+}
+
+/// The segment that most likely failed, as its [`Program`]: among the segments that run a
+/// program, the one whose program the error text names (a named subcommand too beats the
+/// program alone: `npm install && npm test` failing with "npm ERR! install" blames
+/// `npm install`; ties go to the later one), else the last one. A wrapper's own segment
+/// (`sudo rm x` → `sudo`) speaks for the command it runs, as in spec §6.4, unless the error
+/// named the wrapped program. `None` when only builtins ran.
+pub(crate) fn failing_program(segments: &[Segment], error: &str) -> Option<Program> {
+    let programs: Vec<(bool, Program)> = segments
+        .iter()
+        .filter_map(|s| Some((matches!(s.origin, Origin::Wrapped(_)), program(s)?)))
+        .collect();
+    let lower = error.to_ascii_lowercase();
+    let mut named: Option<(usize, &Program)> = None;
+    if !lower.trim().is_empty() {
+        for (_, p) in &programs {
+            if !names_word(&lower, &p.head.to_ascii_lowercase()) {
+                continue;
+            }
+            let sub = p
+                .shape
+                .split_once(' ')
+                .map(|(_, sub)| sub.to_ascii_lowercase());
+            let score = 1 + usize::from(sub.is_some_and(|s| names_word(&lower, &s)));
+            if named.is_none_or(|(best, _)| score >= best) {
+                named = Some((score, p));
+            }
+        }
+    }
+    named
+        .map(|(_, p)| p)
+        .or_else(|| {
+            programs
+                .iter()
+                .rev()
+                .find(|(wrapped, _)| !wrapped)
+                .map(|(_, p)| p)
+        })
+        .or_else(|| programs.last().map(|(_, p)| p))
+        .cloned()
+}
+
+/// Does `text` contain `word` delimited by characters that cannot be part of a program name?
+/// (`make` in `cmake` is not a mention; `psql.` at the end of a sentence is.)
+fn names_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(|c| part(c) && c != '.')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::split;
+
+    fn prog(cmd: &str, err: &str) -> Option<Program> {
+        failing_program(&split(cmd).segments, err)
+    }
+
+    #[test]
+    fn the_failing_segment_is_never_a_builtin() {
+        let p = prog("cd db && PGPASSWORD=x psql -c 'select 1'", "").unwrap();
+        assert_eq!(p.shape, "psql");
+        assert_eq!(p.tokens, vec!["-c", "select 1"]);
+        assert!(prog("cd /nope", "cd: no such file").is_none());
+        assert!(prog("export A=1; set -e; sleep 2; echo hi", "").is_none());
+        let p = prog("while ! pg_isready -h db; do sleep 1; done", "").unwrap();
+        assert_eq!(p.shape, "pg_isready");
+    }
+
+    #[test]
+    fn the_error_names_the_failing_program() {
+        let p = prog(
+            "psql -c 'select 1' | head -5",
+            "psql: error: connection refused",
+        )
+        .unwrap();
+        assert_eq!(p.shape, "psql");
+        let p = prog("psql -c 'select 1' | head -5", "").unwrap();
+        assert_eq!(p.shape, "head");
+        // `make` inside `cmake` is not a mention of make.
+        let p = prog("make build; ./run", "cmake failed").unwrap();
+        assert_eq!(p.head, "run");
+    }
+
+    #[test]
+    fn shapes_follow_spec_6_4_with_wrappers_and_paths() {
+        let p = prog("timeout 30 /usr/bin/git push origin main", "").unwrap();
+        assert_eq!((p.shape.as_str(), p.pathed), ("git push", true));
+        assert_eq!(prog("git -C x status", "").unwrap().shape, "git");
+        assert_eq!(
+            prog("env FOO=1 python3 scripts/fetch-tool.py --x=1", "")
+                .unwrap()
+                .shape,
+            "python3 scripts/fetch-tool.py"
+        );
+        assert_eq!(prog("psql postgres://h/db -c x", "").unwrap().shape, "psql");
+        // The splitter unwraps `sudo` (a `^rm\b` segment rule catches `sudo rm …`), so the
+        // program that failed is the one sudo ran.
+        assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "sudo");
+        assert_eq!(
+            prog("fetch --entity=a b", "").unwrap().tokens,
+            vec!["--entity", "b"]
+        );
+    }
+
+    #[test]
+    fn a_named_subcommand_beats_the_program_alone() {
+        let cmd = "npm install && npm test && ls";
+        assert_eq!(
+            prog(cmd, "npm ERR! install failed: E404").unwrap().shape,
+            "npm install"
+        );
+        assert_eq!(prog(cmd, "npm ERR! test failed").unwrap().shape, "npm test");
+        // Named alike: the later one.
+        assert_eq!(prog(cmd, "npm ERR! failed").unwrap().shape, "npm test");
+        assert_eq!(prog(cmd, "").unwrap().shape, "ls");
+        // Leftovers of a redirection are not programs.
+        assert_eq!(prog("cargo test 2>&1", "").unwrap().shape, "cargo test");
+    }
+}
