@@ -62,14 +62,51 @@ pub fn open_in_memory() -> Result<Connection> {
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| Error::sql("set busy timeout", e))?;
-    // WAL is persistent in the file; asking again on an existing WAL file is a no-op read.
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(|e| Error::sql("enable WAL", e))?;
+    enable_wal(conn)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| Error::sql("set synchronous", e))?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
         .map_err(|e| Error::sql("disable checkpoint on close", e))?;
     Ok(())
+}
+
+/// Put the store in WAL mode. The mode is persistent, so an existing store is only asked:
+/// switching modes takes a lock `SQLite` does not wait for (no busy handler), so setting it on
+/// every open made a hook fail with "database is locked" when another process held the
+/// store at that moment (seen with eight concurrent hooks under load). The switch itself,
+/// needed once per store, is retried until [`BUSY_TIMEOUT`].
+fn enable_wal(conn: &Connection) -> Result<()> {
+    // In-memory stores (tests) stay `memory`.
+    let done = |m: &str| m.eq_ignore_ascii_case("wal") || m.eq_ignore_ascii_case("memory");
+    let current = conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0));
+    if current.is_ok_and(|m| done(&m)) {
+        return Ok(());
+    }
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let outcome = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0));
+        let retry = match &outcome {
+            Ok(m) if done(m) => return Ok(()),
+            // The mode did not change, or the store is locked: another process holds it.
+            Ok(_) => true,
+            Err(rusqlite::Error::SqliteFailure(f, _)) => matches!(
+                f.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            ),
+            Err(_) => false,
+        };
+        if !retry || std::time::Instant::now() >= deadline {
+            return Err(match outcome {
+                Ok(m) => Error::Invalid(format!(
+                    "the store stays in {m} journal mode; callus needs WAL"
+                )),
+                Err(e) => Error::sql("enable WAL", e),
+            });
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
 }
 
 fn create_private_file(path: &Path) -> Result<()> {
