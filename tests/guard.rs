@@ -166,14 +166,23 @@ pub(crate) fn starter_block_text(env: &Env, id: &str) -> String {
 }
 
 /// The hook starts a process per tool call; on Linux `build.rs` links it non-PIE so the
-/// loader has no relocations to write at each start (`CALLUS_PIE=1` keeps a PIE).
+/// loader has no relocations to write at each start (`CALLUS_PIE=1` keeps a PIE), and with
+/// GCC's static unwinder so `libgcc_s` is not loaded.
 #[cfg(target_os = "linux")]
 #[test]
-fn the_linux_binary_is_position_dependent_unless_asked() {
+fn the_linux_binary_starts_light() {
     let bin = std::fs::read(env!("CARGO_BIN_EXE_callus")).expect("read the binary");
     assert_eq!(&bin[..4], b"\x7fELF");
     // e_type, little-endian: 2 = ET_EXEC (position-dependent), 3 = ET_DYN (PIE).
     let e_type = u16::from_le_bytes([bin[16], bin[17]]);
     let pie = option_env!("CALLUS_PIE").is_some_and(|v| !v.is_empty() && v != "0");
     assert_eq!(e_type, if pie { 3 } else { 2 });
+    // With GCC's static unwinder linked in (build.rs), `libgcc_s` is not loaded at start;
+    // the panic tests in `failure` show that panics are still caught.
+    let names_libgcc_s = bin.windows(13).any(|w| w == b"libgcc_s.so.1");
+    assert_eq!(
+        names_libgcc_s,
+        option_env!("CALLUS_STATIC_UNWINDER").is_none(),
+        "libgcc_s dependency"
+    );
 }
