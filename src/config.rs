@@ -148,6 +148,37 @@ pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
     builder.create(dir).map_err(|e| crate::Error::io(dir, e))
 }
 
+/// Whether [`replace_file`] waits for the new bytes to reach the disk before the rename.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fsync` first: after a crash the file is the old one or the new one, whole.
+    Synced,
+    /// No `fsync`: for what callus can always rebuild (the layer index), written on a
+    /// hook's path, which must not wait on the disk.
+    Cached,
+}
+
+/// Replace `path` with `bytes` atomically: a temporary file beside it, private to the user
+/// (0600), renamed over it. The directory must exist.
+pub fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> crate::Result<()> {
+    use std::io::Write as _;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| crate::Error::io(dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| crate::Error::io(tmp.path(), e))?;
+    if durability == Durability::Synced {
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| crate::Error::io(tmp.path(), e))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| crate::Error::io(path, e.error))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -557,17 +557,14 @@ fn merge_rule(old: &Value, new: &Value) -> Value {
     Value::Object(out)
 }
 
-/// Write `text` to `path` atomically (temp file + rename), private to the user.
+/// Write `text` to `path` atomically, in a private directory.
 fn write_private(path: &Path, text: &str) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     crate::config::ensure_private_dir(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    crate::config::replace_file(path, text.as_bytes(), crate::config::Durability::Synced)
 }
 
 #[cfg(test)]

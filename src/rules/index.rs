@@ -25,7 +25,6 @@
 //! - Writing is best effort (a temporary file renamed into place, in a private directory);
 //!   a failure costs speed, never a decision. Reading never panics on any bytes.
 
-use std::io::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -184,23 +183,11 @@ fn checksum(bytes: &[u8]) -> u64 {
 /// parses in full again).
 pub fn store(file: &Path, bytes: &[u8]) {
     let Some(dir) = file.parent() else { return };
-    if crate::config::ensure_private_dir(dir).is_err() {
-        return;
-    }
-    let tmp = file.with_extension(format!("tmp.{}", std::process::id()));
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
+    if crate::config::ensure_private_dir(dir).is_ok()
+        && crate::config::replace_file(file, bytes, crate::config::Durability::Cached).is_ok()
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let written = opts.open(&tmp).and_then(|mut f| f.write_all(bytes));
-    if written.is_ok() && std::fs::rename(&tmp, file).is_ok() {
         remove_stale(file);
-        return;
     }
-    let _ = std::fs::remove_file(&tmp);
 }
 
 /// A layer's index, read in place from the index file's bytes.

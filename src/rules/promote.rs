@@ -10,7 +10,6 @@
 //! keys, through a temporary file in the same directory and an atomic rename, and only after
 //! the whole resulting document passes `guard check`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use chrono::{NaiveDate, Utc};
@@ -393,19 +392,14 @@ fn merge_into(target: &Path, rule: Value) -> Result<(Value, bool)> {
     Ok((doc, replaced))
 }
 
-/// Write `bytes` to `path` via a temporary file in the same directory and a rename.
+/// Write `bytes` to `path` atomically, creating its directory.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    crate::config::replace_file(path, bytes, crate::config::Durability::Synced)
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use super::checks::CheckRun;
 use super::declare::{Declaration, RootFrom};
 use super::fingerprint::Snapshot;
 use super::verdict::Verdict;
-use crate::config::Home;
+use crate::config::{Durability, Home, replace_file};
 use crate::{Error, Result};
 
 /// The environment variable naming the run the hook enforces.
@@ -125,7 +125,11 @@ impl Run {
 
     /// Store the declaration (the last step of `declare`).
     pub(crate) fn save_declaration(&self, decl: &Declaration) -> Result<()> {
-        write_atomic(&self.dir.join(DECLARATION), &pretty(&decl.to_json()))
+        replace_file(
+            &self.dir.join(DECLARATION),
+            &pretty(&decl.to_json()),
+            Durability::Synced,
+        )
     }
 
     /// The stored baseline.
@@ -140,7 +144,7 @@ impl Run {
         let path = self.dir.join(BASELINE);
         let bytes =
             serde_json::to_vec(baseline).map_err(|e| Error::json(path.display().to_string(), e))?;
-        write_atomic(&path, &bytes)
+        replace_file(&path, &bytes, Durability::Synced)
     }
 
     /// Append one observation (one compact JSON line; a single `write` so parallel hooks
@@ -184,7 +188,7 @@ impl Run {
         let path = self.dir.join(VERDICT);
         let value = serde_json::to_value(verdict)
             .map_err(|e| Error::json(path.display().to_string(), e))?;
-        write_atomic(&path, &pretty(&value))
+        replace_file(&path, &pretty(&value), Durability::Synced)
     }
 
     /// The hook's bookkeeping (default when absent or unreadable).
@@ -199,7 +203,7 @@ impl Run {
     pub(crate) fn save_gate(&self, gate: &Gate) -> Result<()> {
         let value = serde_json::to_value(gate)
             .map_err(|e| Error::json(self.dir.join(GATE).display().to_string(), e))?;
-        write_atomic(&self.dir.join(GATE), &pretty(&value))
+        replace_file(&self.dir.join(GATE), &pretty(&value), Durability::Synced)
     }
 }
 
@@ -260,16 +264,4 @@ fn pretty(value: &Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
     bytes.push(b'\n');
     bytes
-}
-
-/// Replace `path` with `bytes` atomically: a private temp file beside it, then rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
 }
