@@ -245,12 +245,16 @@ fn bash_key(f: &Failure, sig: String) -> (String, String, Kind, Vec<String>) {
     }
     let split = shell::split(&f.command);
     match failing_program(&split.segments, &f.error) {
-        Some(Program {
-            shape,
-            head,
-            pathed,
-            tokens,
-        }) => (shape, sig, Kind::Program { head, pathed }, tokens),
+        Some((seg, p)) => {
+            let tokens = p.tokens(seg);
+            let Program {
+                shape,
+                head,
+                pathed,
+                ..
+            } = p;
+            (shape, sig, Kind::Program { head, pathed }, tokens)
+        }
         None => (String::new(), sig, Kind::NoProgram, Vec::new()),
     }
 }

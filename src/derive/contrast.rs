@@ -104,7 +104,8 @@ pub(crate) fn shape_stats(
                 if s.samples.len() < MAX_SAMPLES {
                     s.samples.push(i);
                 }
-                let mut distinct: Vec<&String> = p.tokens.iter().collect();
+                let tokens = p.tokens(seg);
+                let mut distinct: Vec<&String> = tokens.iter().collect();
                 distinct.sort();
                 distinct.dedup();
                 for t in distinct {

@@ -28,7 +28,7 @@ pub(crate) fn shape(tool: &str, command: Option<&str>, error: Option<&str>) -> O
     }
     let split = shell::split(command?);
     let shape = match failing_program(&split.segments, error.unwrap_or_default()) {
-        Some(program) => program.shape,
+        Some((_, program)) => program.shape,
         None => split
             .segments
             .iter()

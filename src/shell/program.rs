@@ -35,8 +35,22 @@ pub(crate) struct Program {
     pub head: String,
     /// Whether the program was spelled with a path (`./bin/psql`, `/usr/bin/psql`).
     pub pathed: bool,
-    /// The argument words after the shape, as the contrast compares them.
-    pub tokens: Vec<String>,
+    /// Where the arguments after the shape start in the segment's `argv`.
+    args: usize,
+}
+
+impl Program {
+    /// The argument words after the shape in `seg` (the segment this program was found in),
+    /// as derive's contrast compares them: computed on demand, since the recorder never
+    /// needs them.
+    pub(crate) fn tokens(&self, seg: &Segment) -> Vec<String> {
+        seg.argv
+            .get(self.args..)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|w| arg_token(w))
+            .collect()
+    }
 }
 
 /// Find the program of one segment; `None` for a builtin, a control word or an empty one.
@@ -80,15 +94,13 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         shape.push_str(next);
         used = 2;
     }
-    let tokens = rest[used.min(rest.len())..]
-        .iter()
-        .filter_map(|w| arg_token(w))
-        .collect();
+    // `rest` is what is left of `argv` after the words skipped in front.
+    let args = seg.argv.len() - rest.len() + used.min(rest.len());
     Some(Program {
         shape,
         head: head.to_string(),
         pathed,
-        tokens,
+        args,
     })
 }
 
@@ -169,16 +181,22 @@ pub(crate) fn arg_token(word: &str) -> Option<String> {
 /// program alone: `npm install && npm test` failing with "npm ERR! install" blames
 /// `npm install`; ties go to the later one), else the last one. A wrapper's own segment
 /// (`sudo rm x` → `sudo`) speaks for the command it runs, as in spec §6.4, unless the error
-/// named the wrapped program. `None` when only builtins ran.
-pub(crate) fn failing_program(segments: &[Segment], error: &str) -> Option<Program> {
-    let programs: Vec<(bool, Program)> = segments
+/// named the wrapped program. `None` when only builtins ran; else the program and the
+/// segment it runs in.
+pub(crate) fn failing_program<'s>(
+    segments: &'s [Segment],
+    error: &str,
+) -> Option<(&'s Segment, Program)> {
+    let programs: Vec<(&Segment, Program)> = segments
         .iter()
-        .filter_map(|s| Some((matches!(s.origin, Origin::Wrapped(_)), program(s)?)))
+        .filter_map(|s| Some((s, program(s)?)))
         .collect();
+    let wrapped = |s: &Segment| matches!(s.origin, Origin::Wrapped(_));
     let lower = error.to_ascii_lowercase();
-    let mut named: Option<(usize, &Program)> = None;
+    let mut named: Option<(usize, &(&Segment, Program))> = None;
     if !lower.trim().is_empty() {
-        for (_, p) in &programs {
+        for found in &programs {
+            let p = &found.1;
             if !names_word(&lower, &p.head.to_ascii_lowercase()) {
                 continue;
             }
@@ -188,20 +206,14 @@ pub(crate) fn failing_program(segments: &[Segment], error: &str) -> Option<Progr
                 .map(|(_, sub)| sub.to_ascii_lowercase());
             let score = 1 + usize::from(sub.is_some_and(|s| names_word(&lower, &s)));
             if named.is_none_or(|(best, _)| score >= best) {
-                named = Some((score, p));
+                named = Some((score, found));
             }
         }
     }
     named
-        .map(|(_, p)| p)
-        .or_else(|| {
-            programs
-                .iter()
-                .rev()
-                .find(|(wrapped, _)| !wrapped)
-                .map(|(_, p)| p)
-        })
-        .or_else(|| programs.last().map(|(_, p)| p))
+        .map(|(_, found)| found)
+        .or_else(|| programs.iter().rev().find(|(s, _)| !wrapped(s)))
+        .or_else(|| programs.last())
         .cloned()
 }
 
@@ -224,8 +236,23 @@ mod tests {
     use super::*;
     use crate::shell::split;
 
-    fn prog(cmd: &str, err: &str) -> Option<Program> {
-        failing_program(&split(cmd).segments, err)
+    /// The failing program of `cmd`, with its argument tokens.
+    fn prog(cmd: &str, err: &str) -> Option<Found> {
+        let split = split(cmd);
+        let (seg, p) = failing_program(&split.segments, err)?;
+        Some(Found {
+            tokens: p.tokens(seg),
+            shape: p.shape,
+            head: p.head,
+            pathed: p.pathed,
+        })
+    }
+
+    struct Found {
+        shape: String,
+        head: String,
+        pathed: bool,
+        tokens: Vec<String>,
     }
 
     #[test]
@@ -258,6 +285,10 @@ mod tests {
     fn shapes_follow_spec_6_4_with_wrappers_and_paths() {
         let p = prog("timeout 30 /usr/bin/git push origin main", "").unwrap();
         assert_eq!((p.shape.as_str(), p.pathed), ("git push", true));
+        // Tokens start after the shape, past wrappers and assignments.
+        assert_eq!(p.tokens, ["origin", "main"]);
+        let p = prog("env FOO=1 python3 scripts/fetch-tool.py --x=1 y", "").unwrap();
+        assert_eq!(p.tokens, ["--x", "y"]);
         assert_eq!(prog("git -C x status", "").unwrap().shape, "git");
         assert_eq!(
             prog("env FOO=1 python3 scripts/fetch-tool.py --x=1", "")
