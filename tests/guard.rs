@@ -178,11 +178,18 @@ fn the_linux_binary_starts_light() {
     let pie = option_env!("CALLUS_PIE").is_some_and(|v| !v.is_empty() && v != "0");
     assert_eq!(e_type, if pie { 3 } else { 2 });
     // With GCC's static unwinder linked in (build.rs), `libgcc_s` is not loaded at start;
-    // the panic tests in `failure` show that panics are still caught.
+    // the panic tests in `failure` show that panics are still caught. build.rs links it
+    // whenever the C compiler names the archive, as it does here when this holds.
+    let archive = std::process::Command::new(std::env::var("CC").unwrap_or("cc".into()))
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let archive_path = Path::new(&archive);
+    let available =
+        cfg!(target_env = "gnu") && archive_path.is_absolute() && archive_path.is_file();
+    let linked = option_env!("CALLUS_STATIC_UNWINDER").is_some();
+    assert_eq!(linked, available, "build.rs: static unwinder ({archive})");
     let names_libgcc_s = bin.windows(13).any(|w| w == b"libgcc_s.so.1");
-    assert_eq!(
-        names_libgcc_s,
-        option_env!("CALLUS_STATIC_UNWINDER").is_none(),
-        "libgcc_s dependency"
-    );
+    assert_eq!(names_libgcc_s, !linked, "libgcc_s dependency");
 }
