@@ -31,7 +31,7 @@ use std::time::UNIX_EPOCH;
 
 use super::layers::LayerKind;
 use super::prefilter::required_literals;
-use super::{Document, MatchMode, Subject, glob};
+use super::{Document, MatchMode, Subject};
 
 /// The layout version; bump it when the layout or the meaning of a field changes.
 const FORMAT: &str = "callus layer index 1";
@@ -206,7 +206,7 @@ pub struct Entry<'a> {
     pub span: Range<usize>,
     /// Its id (UTF-8: checked when used, as most ids never are).
     id: &'a [u8],
-    tool: &'a [u8],
+    tool: &'a str,
     field: &'a str,
     norm: bool,
     mode: MatchMode,
@@ -234,19 +234,16 @@ impl<'a> Index<'a> {
         let count = c.len()?;
         // Every entry takes at least 25 bytes: a garbled count cannot reserve much.
         let mut entries = Vec::with_capacity(count.min(c.0.len() / 25));
-        let mut last_field: Option<(&[u8], &str)> = None;
+        // Most rules share a tool (`Bash`) and a field (`command`): check each run once.
+        let (mut last_tool, mut last_field) = (None, None);
         for _ in 0..count {
             let span = c.len()?..c.len()?;
             text.get(span.clone())?;
             let flags = *c.0.first()?;
             c.0 = &c.0[1..];
-            let (id, tool, field_bytes) = (c.bytes()?, c.bytes()?, c.bytes()?);
-            // Most rules share a field (`command`): check its UTF-8 once.
-            let field = match last_field {
-                Some((bytes, text)) if bytes == field_bytes => text,
-                _ => std::str::from_utf8(field_bytes).ok()?,
-            };
-            last_field = Some((field_bytes, field));
+            let id = c.bytes()?;
+            let tool = utf8_once(&mut last_tool, c.bytes()?)?;
+            let field = utf8_once(&mut last_field, c.bytes()?)?;
             let patterns = c.len()?;
             let start = c.0;
             for _ in 0..patterns {
@@ -283,17 +280,14 @@ impl Entry<'_> {
     /// Could the rule fire on `call`? False only when it certainly does not.
     #[must_use]
     pub fn may_fire(&self, call: &Subject<'_>) -> bool {
-        // Most tools are plain names: compare the bytes, no UTF-8 check needed.
-        let plain = !self.tool.iter().any(|b| matches!(b, b'*' | b'?' | b'['));
-        let tool_matches = if plain {
-            self.tool == call.tool.as_bytes()
-        } else {
-            std::str::from_utf8(self.tool).map_or(true, |glob| glob::matches(glob, call.tool))
-        };
-        tool_matches
-            && call.text_may_fire(self.field, self.norm, self.mode, self.patterns > 0, |hay| {
-                self.may_match(hay)
-            })
+        call.may_fire(
+            self.tool,
+            self.field,
+            self.norm,
+            self.mode,
+            self.patterns > 0,
+            |hay| self.may_match(hay),
+        )
     }
 
     /// Could one of the `any` patterns match `hay_lower` (ASCII-lowercased)? The answer
@@ -336,6 +330,18 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
         from = start;
     }
     false
+}
+
+/// `bytes` as UTF-8, checked only when they differ from the previous call's (`last`).
+fn utf8_once<'a>(last: &mut Option<(&'a [u8], &'a str)>, bytes: &'a [u8]) -> Option<&'a str> {
+    if let Some((seen, text)) = *last
+        && seen == bytes
+    {
+        return Some(text);
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    *last = Some((bytes, text));
+    Some(text)
 }
 
 fn mode_code(mode: MatchMode) -> u8 {

@@ -415,18 +415,9 @@ impl<'a> Subject<'a> {
         has_any: bool,
         may: impl Fn(&str) -> bool,
     ) -> bool {
-        glob::matches(tool, self.tool) && self.text_may_fire(field, norm, mode, has_any, may)
-    }
-
-    /// [`Subject::may_fire`] for a rule whose tool is known to match.
-    pub fn text_may_fire(
-        &self,
-        field: &str,
-        norm: bool,
-        mode: MatchMode,
-        has_any: bool,
-        may: impl Fn(&str) -> bool,
-    ) -> bool {
+        if !glob::matches(tool, self.tool) {
+            return false;
+        }
         if !has_any {
             return true;
         }
