@@ -19,7 +19,7 @@ use super::contrast::{
 use super::{Derivation, Derived, Options};
 use crate::cli::DeriveArgs;
 use crate::config::Home;
-use crate::guard::commands::{print_json, table};
+use crate::output::{print_json, table};
 use crate::redact::redact_capped;
 use crate::rules::layers::LayerPaths;
 use crate::rules::tier;

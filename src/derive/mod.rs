@@ -367,7 +367,7 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
         None => None,
     };
     if args.json {
-        crate::guard::commands::print_json(written.as_ref().map_or(&document, |w| &w.document));
+        crate::output::print_json(written.as_ref().map_or(&document, |w| &w.document));
     } else {
         render::summary(&derivation, written.as_ref());
     }

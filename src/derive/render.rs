@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::candidates::{CAVEAT, Written};
 use super::cluster::Kind;
 use super::{Derivation, Derived};
-use crate::guard::commands::table;
+use crate::output::table;
 use crate::rules::tier;
 use crate::window::iso;
 

@@ -90,7 +90,7 @@ pub fn run(args: &DoctorArgs) -> Result<Exit> {
     let failures = report.count(Status::Fail);
     let warnings = report.count(Status::Warn);
     if args.json {
-        crate::guard::commands::print_json(&serde_json::json!({
+        crate::output::print_json(&serde_json::json!({
             "ok": failures == 0,
             "failures": failures,
             "warnings": warnings,
@@ -124,7 +124,7 @@ pub fn run(args: &DoctorArgs) -> Result<Exit> {
 
 /// Every active ruleset must pass `guard check`.
 fn rules(home: &Home, report: &mut Report) {
-    for (name, path) in crate::guard::commands::active_layer_files(home) {
+    for (name, path) in crate::rules::layers::active_layer_files(home) {
         let file = match &path {
             None => crate::rules::check::check_text(&name, crate::rules::layers::STARTER_JSON),
             Some(p) => match std::fs::read_to_string(p) {

@@ -4,16 +4,17 @@
 //! diagnostics. Exit codes follow [`crate::Exit`].
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
+use crate::output::print_json;
 use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
-use crate::rules::layers::{LayerPaths, STARTER_JSON};
+use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files};
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
@@ -87,28 +88,6 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
         );
     }
     Ok(if all_ok { Exit::Ok } else { Exit::Problem })
-}
-
-/// The files of every active layer for the current directory (`None` = the starter set).
-#[must_use]
-pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
-    let cwd = std::env::current_dir().ok();
-    let paths = LayerPaths::resolve(home, cwd.as_deref());
-    let mut out = vec![("starter".to_string(), None)];
-    let existing = |p: &Path| {
-        p.exists()
-            .then(|| (p.display().to_string(), Some(p.to_path_buf())))
-    };
-    out.extend(existing(&paths.user));
-    out.extend(paths.project.as_deref().and_then(existing));
-    out.extend(
-        paths
-            .env
-            .iter()
-            .map(|p| (p.display().to_string(), Some(p.clone()))),
-    );
-    out.extend(existing(&paths.candidates));
-    out
 }
 
 /// `callus guard test [--tool T] [--field F] -- COMMAND`.
@@ -267,9 +246,8 @@ pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
             if *json {
                 print_json(&serde_json::to_value(&records).unwrap_or_default());
             } else {
-                let mut table = crate::guard::commands::table(&[
-                    "seq", "time", "tool", "decision", "fired", "command",
-                ]);
+                let mut table =
+                    crate::output::table(&["seq", "time", "tool", "decision", "fired", "command"]);
                 for s in &records {
                     let r = &s.record;
                     let fired: Vec<String> = r
@@ -308,21 +286,4 @@ pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
             Ok(Exit::Ok)
         }
     }
-}
-
-/// A comfy-table with a header row, in callus's plain style.
-#[must_use]
-pub fn table(header: &[&str]) -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
-    t.set_header(header.to_vec());
-    t
-}
-
-/// Print a JSON value, pretty, to stdout.
-pub fn print_json(value: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
 }

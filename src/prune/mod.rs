@@ -135,7 +135,7 @@ pub fn run(args: &PruneArgs) -> Result<Exit> {
         Utc::now(),
     )?;
     if args.json {
-        crate::guard::commands::print_json(
+        crate::output::print_json(
             &serde_json::to_value(&report).map_err(|e| Error::json("prune report", e))?,
         );
     } else {

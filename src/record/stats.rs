@@ -13,7 +13,7 @@ use crate::cli::StatsArgs;
 use crate::config::Home;
 use std::fmt::Write as _;
 
-use crate::guard::commands::table;
+use crate::output::table;
 use crate::{Error, Exit, Result};
 
 /// How many command shapes the report lists.

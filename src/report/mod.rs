@@ -130,7 +130,7 @@ pub fn run(args: &ReportArgs) -> Result<Exit> {
         std::fs::write(path, page).map_err(|e| Error::io(path, e))?;
         eprintln!("wrote {}", path.display());
     } else if args.json {
-        crate::guard::commands::print_json(
+        crate::output::print_json(
             &serde_json::to_value(&report).map_err(|e| Error::json("report", e))?,
         );
     } else {
@@ -344,7 +344,7 @@ pub fn text(r: &Report) -> String {
         out,
         "effect of promotion — failure rate among the calls each rule matches"
     );
-    let mut table = crate::guard::commands::table(&[
+    let mut table = crate::output::table(&[
         "rule", "action", "promoted", "before", "after", "p", "volume", "reading",
     ]);
     for row in &r.effect {

@@ -15,7 +15,7 @@ use super::layers::{LayerPaths, STARTER_JSON};
 use super::{RuleSet, parse_document};
 use crate::cli::RulesCommand;
 use crate::config::Home;
-use crate::guard::commands::{print_json, table};
+use crate::output::{print_json, table};
 use crate::{Error, Exit, Result};
 
 /// Dispatch `callus rules …`.

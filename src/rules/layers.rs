@@ -410,6 +410,28 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// The files of every active layer for the current directory (`None` = the starter set).
+#[must_use]
+pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
+    let cwd = std::env::current_dir().ok();
+    let paths = LayerPaths::resolve(home, cwd.as_deref());
+    let mut out = vec![("starter".to_string(), None)];
+    let existing = |p: &Path| {
+        p.exists()
+            .then(|| (p.display().to_string(), Some(p.to_path_buf())))
+    };
+    out.extend(existing(&paths.user));
+    out.extend(paths.project.as_deref().and_then(existing));
+    out.extend(
+        paths
+            .env
+            .iter()
+            .map(|p| (p.display().to_string(), Some(p.clone()))),
+    );
+    out.extend(existing(&paths.candidates));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

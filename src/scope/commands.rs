@@ -14,7 +14,7 @@ use super::{EXIT_OK, EXIT_VIOLATION, render, verify};
 use crate::Result;
 use crate::cli::ScopeDeclareArgs;
 use crate::config::Home;
-use crate::guard::commands::{print_json, table};
+use crate::output::{print_json, table};
 
 /// `callus scope declare`.
 pub(crate) fn declare(args: &ScopeDeclareArgs, home: &Home) -> Result<u8> {

@@ -83,7 +83,7 @@ pub fn run(args: &SyncPushArgs) -> Result<Exit> {
     }
     let summary = push(&conn, &url, &origin)?;
     if args.json {
-        crate::guard::commands::print_json(
+        crate::output::print_json(
             &serde_json::to_value(&summary).map_err(|e| Error::json("push summary", e))?,
         );
     } else {
@@ -233,7 +233,7 @@ fn upsert(table: &Table) -> String {
 
 /// The summary for people.
 fn text(s: &Summary) -> String {
-    let mut table = crate::guard::commands::table(&["", "local", "new", "updated", "unchanged"]);
+    let mut table = crate::output::table(&["", "local", "new", "updated", "unchanged"]);
     for (name, c) in [
         ("sessions", s.sessions),
         ("tool calls", s.tool_calls),

@@ -455,7 +455,7 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
             "corrupt_lines": t.corrupt,
         }));
     }
-    let mut table = crate::guard::commands::table(&["import", "count"]);
+    let mut table = crate::output::table(&["import", "count"]);
     let rows: [(&str, String); 11] = [
         ("files imported", t.files.to_string()),
         ("files unchanged since last import", t.unchanged.to_string()),
