@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use sha2::{Digest as _, Sha256};
+use crate::digest::{Digest as _, Sha256};
 
 use super::calls::Failure;
 use super::command;
@@ -107,7 +107,7 @@ impl Cluster {
         h.update(self.shape.as_bytes());
         h.update([0x1f]);
         h.update(self.signature.as_bytes());
-        let digest = crate::rules::layers::hex(&h.finalize());
+        let digest = crate::digest::hex(&h.finalize());
         let base = if self.kind == Kind::ToolWide || self.shape.is_empty() {
             slug(&self.group.key)
         } else {

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use super::acs::AcsVerdict;
-use crate::rules::layers::sha256_hex;
+use crate::digest::sha256_hex;
 use crate::{Error, Result};
 
 /// The `prev` of the first record.

@@ -30,11 +30,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use crate::config::{FailPolicy, Home};
+use crate::digest::sha256_hex;
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::audit::{AuditFired, AuditRecord};
 use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::hook::{self, HookEvent, Host, Response};
-use crate::rules::layers::{LayerPaths, sha256_hex};
+use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
 
 /// Settings of one hook run, read from the environment.

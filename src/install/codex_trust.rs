@@ -82,7 +82,7 @@ pub fn hash_of(doc: &Value, event: &str, group: usize, handler: usize) -> Option
     let text = serde_json::to_string(&Value::Object(identity)).ok()?;
     Some(format!(
         "sha256:{}",
-        crate::rules::layers::sha256_hex(text.as_bytes())
+        crate::digest::sha256_hex(text.as_bytes())
     ))
 }
 

@@ -418,7 +418,7 @@ fn all_handlers(doc: &Value) -> Vec<(String, usize, usize, String)> {
 /// Where the pre-install copy of `path` is kept.
 #[must_use]
 pub fn backup_path(home: &Home, path: &Path) -> PathBuf {
-    let id = crate::rules::layers::sha256_hex(path.as_os_str().as_encoded_bytes());
+    let id = crate::digest::sha256_hex(path.as_os_str().as_encoded_bytes());
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());

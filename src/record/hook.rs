@@ -35,9 +35,9 @@ use super::classify::{self, Status};
 use super::rollout_tail;
 use super::rows::{self, Call};
 use crate::config::Home;
+use crate::digest::sha256_hex;
 use crate::guard::hook::log_error;
 use crate::hook::{self, HookEvent, Host};
-use crate::rules::layers::sha256_hex;
 use crate::{Error, Result};
 
 /// Run the hook: stdin → store. Always returns 0.

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::shape::is_shell_tool;
-use crate::rules::layers::sha256_hex;
+use crate::digest::sha256_hex;
 
 /// The shell command of a shell tool's input: `command` as a string, or an argv array
 /// (older Codex `shell`), where `bash -lc SCRIPT` is taken as `SCRIPT`.

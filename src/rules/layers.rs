@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use sha2::{Digest, Sha256};
+use crate::digest::{Digest as _, Sha256, hex, sha256_hex};
 
 use super::index::{self, Index};
 use super::parse::parse_rule;
@@ -390,24 +390,6 @@ fn read_layer(
         Err(e) => return Err(Error::io(path, e)),
     };
     parse(kind, Some(path.to_path_buf()), Cow::Owned(text)).map(Some)
-}
-
-/// Lowercase hex SHA-256 of `bytes`.
-#[must_use]
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lowercase hex of `bytes`.
-#[must_use]
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
 }
 
 /// The files of every active layer for the current directory (`None` = the starter set).

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+use crate::digest::{Digest as _, Sha256};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
 use super::declare::Kind;
 use super::glob::Glob;

@@ -14,16 +14,16 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
-use sha2::{Digest as _, Sha256};
+use crate::digest::{Digest as _, Sha256};
 
 use serde_json::{Map, Value, json};
 
 use super::{Sink, timestamp_ms};
 use crate::Result;
+use crate::digest::hex;
 use crate::record::classify::{self, Status};
 use crate::record::rows::{Call, Session, value_text};
 use crate::record::signature::leading_exit_code;
-use crate::rules::layers::hex;
 
 /// Import one trace file.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
