@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use callus::guard::audit::{self, AuditRecord};
+use callus::store::audit::{self, AuditRecord};
 use serde_json::Value;
 
 use crate::common::{Env, stdout};
@@ -173,7 +173,7 @@ fn record(session: &str, tool_use_id: &str, decision: &str, age_ms: i64) -> Audi
         command_sha256: None,
         command_preview: None,
         error: None,
-        acs: callus::guard::acs::AcsVerdict {
+        acs: callus::store::audit::AcsVerdict {
             decision: "allow".into(),
             reason: None,
             message: None,

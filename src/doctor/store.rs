@@ -96,7 +96,7 @@ fn integrity(conn: &Connection, db: &Path, report: &mut Report) {
 }
 
 fn audit(conn: &Connection, report: &mut Report) {
-    match crate::guard::audit::verify(conn, None) {
+    match crate::store::audit::verify(conn, None) {
         Ok(v) => match v.broken {
             None => report.add(
                 "audit",

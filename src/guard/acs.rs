@@ -8,40 +8,10 @@
 //! and `deny` with that reason when it fails closed. Reasons are `callus:`-prefixed (never the
 //! reserved `host_error:`/`runtime_error:` prefixes); messages are capped.
 
-use serde::{Deserialize, Serialize};
-
 use super::{Decision, Verdict};
+pub use crate::store::audit::{AcsVerdict, AcsWarning};
 
-/// Longest message kept in a verdict, in characters.
-pub const MESSAGE_CHARS: usize = 200;
-
-/// The reason of a verdict caused by an internal error.
-pub const INTERNAL_ERROR: &str = "callus:internal_error";
-
-/// An ACS / agent-hooks verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AcsVerdict {
-    /// `allow` or `deny`.
-    pub decision: String,
-    /// Machine-readable reason (`callus:<rule id>`), for a deny.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Free text for the caller, for a deny.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// Warnings of an allow (nudges, a fail-open error).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<AcsWarning>,
-}
-
-/// One warning attached to an `allow`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AcsWarning {
-    /// `callus:<rule id>` or [`INTERNAL_ERROR`].
-    pub reason: String,
-    /// The message, capped at [`MESSAGE_CHARS`].
-    pub message: String,
-}
+pub use crate::store::audit::{INTERNAL_ERROR, MESSAGE_CHARS};
 
 fn cap(s: &str) -> String {
     match s.char_indices().nth(MESSAGE_CHARS) {

@@ -10,11 +10,12 @@ use serde_json::json;
 
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
-use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
+use crate::guard::{ToolCall, Verdict, agent_text, evaluate};
 use crate::output::print_json;
 use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files};
+use crate::store::audit;
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.

@@ -32,11 +32,11 @@ use std::path::{Path, PathBuf};
 use crate::config::{FailPolicy, Home};
 use crate::digest::sha256_hex;
 use crate::guard::acs::{self, AcsVerdict};
-use crate::guard::audit::{AuditFired, AuditRecord};
 use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::hook::{self, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
+use crate::store::audit::{AuditFired, AuditRecord};
 
 /// Settings of one hook run, read from the environment.
 struct Context {
@@ -317,7 +317,7 @@ fn base_record(ctx: &Context, event: Option<&HookEvent>) -> AuditRecord {
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
     let path = home.db_path();
     let conn = crate::store::open(&path)?;
-    super::audit::append(&conn, record)?;
+    crate::store::audit::append(&conn, record)?;
     // The record is committed; a checkpoint that fails now is the next writer's job.
     let _ = crate::store::trim_wal(&conn, &path);
     Ok(())

@@ -12,6 +12,7 @@
 //! Writers therefore call [`trim_wal`] after committing, which truncates the WAL once it
 //! passes [`WAL_TRIM_BYTES`].
 
+pub mod audit;
 mod migrate;
 
 use std::path::Path;

@@ -177,7 +177,7 @@ fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::audit;
+    use crate::store::audit;
 
     fn record(ts: &str, id: &str) -> audit::AuditRecord {
         serde_json::from_value(serde_json::json!({

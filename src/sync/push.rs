@@ -73,7 +73,7 @@ pub fn run(args: &SyncPushArgs) -> Result<Exit> {
     // One read snapshot for the whole push, so the chain and the calls agree.
     conn.execute_batch("BEGIN")
         .map_err(|e| Error::sql("begin read", e))?;
-    let chain = crate::guard::audit::verify(&conn, None)?;
+    let chain = crate::store::audit::verify(&conn, None)?;
     if let Some((seq, why)) = chain.broken {
         eprintln!(
             "callus: the local audit chain is broken at record {seq} ({why}); not pushing — \

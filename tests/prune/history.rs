@@ -1,10 +1,10 @@
 //! Generated histories: tool calls inserted into the store directly, audit records appended
-//! through the real chain (`callus::guard::audit::append`).
+//! through the real chain (`callus::store::audit::append`).
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, params};
 
-use callus::guard::audit::{AuditFired, AuditRecord, append};
+use callus::store::audit::{AuditFired, AuditRecord, append};
 
 use crate::common::Env;
 
@@ -144,7 +144,7 @@ impl History {
             command_sha256: None,
             command_preview: None,
             error: None,
-            acs: callus::guard::acs::AcsVerdict {
+            acs: callus::store::audit::AcsVerdict {
                 decision: "allow".into(),
                 reason: None,
                 message: None,
@@ -165,7 +165,7 @@ impl History {
                 )
                 .expect("read audit head");
             let canonical = record.canonical();
-            let hash = callus::guard::audit::chain_hash(&prev, &canonical);
+            let hash = callus::store::audit::chain_hash(&prev, &canonical);
             self.conn
                 .execute(
                     "INSERT INTO audit (seq, ts_ms, tool_use_id, session_id, record, prev, hash) VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6)",

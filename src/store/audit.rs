@@ -11,7 +11,6 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
-use super::acs::AcsVerdict;
 use crate::digest::sha256_hex;
 use crate::{Error, Result};
 
@@ -67,8 +66,39 @@ pub struct AuditRecord {
     pub command_preview: Option<String>,
     /// The internal error, for `kind = "error"` (or a decision reached despite one).
     pub error: Option<String>,
-    /// The outcome as an ACS / agent-hooks verdict (see [`super::acs`]).
+    /// The outcome as an ACS / agent-hooks verdict (built by `guard::acs`).
     pub acs: AcsVerdict,
+}
+
+/// Longest message kept in a verdict, in characters.
+pub const MESSAGE_CHARS: usize = 200;
+
+/// The reason of a verdict caused by an internal error.
+pub const INTERNAL_ERROR: &str = "callus:internal_error";
+
+/// An ACS / agent-hooks verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcsVerdict {
+    /// `allow` or `deny`.
+    pub decision: String,
+    /// Machine-readable reason (`callus:<rule id>`), for a deny.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Free text for the caller, for a deny.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Warnings of an allow (nudges, a fail-open error).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<AcsWarning>,
+}
+
+/// One warning attached to an `allow`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcsWarning {
+    /// `callus:<rule id>` or [`INTERNAL_ERROR`].
+    pub reason: String,
+    /// The message, capped at [`MESSAGE_CHARS`].
+    pub message: String,
 }
 
 impl AuditRecord {
