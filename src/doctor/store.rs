@@ -186,13 +186,18 @@ fn latest_stored(conn: &Connection, host: &str) -> rusqlite::Result<Option<(Stri
              SELECT id AS sid, coalesce(last_event_ms, ended_ms, started_ms, 0) AS ms FROM sessions WHERE host = ?1
              UNION ALL
              SELECT session_id, coalesce(ended_ms, started_ms, 0) FROM tool_calls WHERE host = ?1 AND session_id IS NOT NULL
-             UNION ALL
-             SELECT session_id, ts_ms FROM audit WHERE session_id IS NOT NULL AND json_extract(record, '$.host') = ?1
          ) ORDER BY ms DESC LIMIT 1",
         [host],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )
     .optional()
+    .and_then(|stored| {
+        let audited = crate::store::audit_query::latest_for_host(conn, host)?;
+        Ok(match (stored, audited) {
+            (Some(s), Some(a)) => Some(if a.1 > s.1 { a } else { s }),
+            (s, a) => s.or(a),
+        })
+    })
 }
 
 fn firing(conn: Option<&Connection>, w: &Wired, report: &mut Report) {
@@ -254,25 +259,7 @@ fn firing(conn: Option<&Connection>, w: &Wired, report: &mut Report) {
 /// recorded outcome for them.
 fn missing_outcomes(conn: &Connection, host: &str, report: &mut Report) {
     let cutoff = crate::store::now_ms() - OUTCOME_GRACE.as_millis() as i64;
-    let row: rusqlite::Result<Option<(String, i64, i64)>> = conn
-        .query_row(
-            "SELECT a.session_id,
-                    count(*),
-                    sum(t.tool_use_id IS NULL)
-             FROM audit a LEFT JOIN tool_calls t ON t.tool_use_id = a.tool_use_id
-             WHERE a.session_id = (
-                     SELECT session_id FROM audit
-                     WHERE session_id IS NOT NULL AND json_extract(record, '$.host') = ?1
-                     ORDER BY seq DESC LIMIT 1)
-               AND a.tool_use_id IS NOT NULL
-               AND a.ts_ms < ?2
-               AND json_extract(a.record, '$.kind') = 'decision'
-               AND json_extract(a.record, '$.decision') IN ('allow', 'nudge')
-             GROUP BY a.session_id",
-            rusqlite::params![host, cutoff],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional();
+    let row = crate::store::audit_query::unrecorded_outcomes(conn, host, cutoff);
     match row {
         Ok(Some((sid, total, missing))) if missing > 0 => report.add(
             "firing",

@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, Utc};
 
 use rusqlite::Connection;
-use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::Result;
+use crate::store::audit_query;
 
 /// One fired rule on one guarded call.
 #[derive(Debug, Clone)]
@@ -59,45 +59,26 @@ pub fn read(conn: &Connection, since_ms: i64) -> Result<Firings> {
 
 /// Like [`read`], with an optional exclusive upper bound for dated records.
 pub fn read_range(conn: &Connection, since_ms: i64, until_ms: Option<i64>) -> Result<Firings> {
-    let mut stmt = conn
-        .prepare("SELECT record FROM audit ORDER BY seq")
-        .map_err(|e| Error::sql("read audit chain", e))?;
-    let mut rows = stmt
-        .query([])
-        .map_err(|e| Error::sql("read audit chain", e))?;
     let mut out = Firings::default();
-    while let Some(row) = rows.next().map_err(|e| Error::sql("read audit chain", e))? {
-        let text: String = row.get(0).map_err(|e| Error::sql("read audit record", e))?;
-        let Ok(Value::Object(rec)) = serde_json::from_str::<Value>(&text) else {
+    audit_query::for_each_loose(conn, |rec| {
+        let Some(rec) = rec else {
             out.corrupt += 1;
-            continue;
+            return;
         };
-        if rec.get("kind").and_then(Value::as_str) == Some("error") {
-            continue;
+        if rec.kind.as_deref() == Some("error") {
+            return;
         }
         out.events_total += 1;
-        let ts = rec
-            .get("ts")
-            .and_then(Value::as_str)
-            .and_then(crate::window::absolute);
+        let ts = rec.ts.as_deref().and_then(crate::window::absolute);
         match ts {
-            Some(t) if t < since_ms || until_ms.is_some_and(|u| t >= u) => continue,
+            Some(t) if t < since_ms || until_ms.is_some_and(|u| t >= u) => return,
             Some(_) => {}
             None => out.undated += 1,
         }
         out.events_in_window += 1;
-        let tool_use_id = rec
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let fired = rec.get("fired").and_then(Value::as_array);
         let mut listed: HashSet<&str> = HashSet::new();
-        for f in fired.into_iter().flatten() {
-            let Some(id) = f
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-            else {
+        for f in &rec.fired {
+            let Some(id) = f.id.as_deref().filter(|s| !s.is_empty()) else {
                 continue;
             };
             if !listed.insert(id) {
@@ -109,15 +90,11 @@ pub fn read_range(conn: &Connection, since_ms: i64, until_ms: Option<i64>) -> Re
                 tally.last_seen = Some(tally.last_seen.map_or(t, |l| l.max(t)));
             }
             tally.firings.push(Firing {
-                tool_use_id: tool_use_id.clone(),
-                action: f
-                    .get("action")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
+                tool_use_id: rec.tool_use_id.clone(),
+                action: f.action.clone().unwrap_or_default(),
             });
         }
-    }
+    })?;
     Ok(out)
 }
 

@@ -359,13 +359,12 @@ fn sweep_guard_denials(conn: &Connection, sid: &str, now: i64) -> Result<()> {
         return Ok(());
     }
     conn.execute(
-        "UPDATE tool_calls SET status = 'denied', ended_ms = COALESCE(ended_ms, ?2),
-             error = COALESCE(error, 'denied by the callus guard')
-         WHERE session_id = ?1 AND status = 'pending' AND tool_use_id IN (
-             SELECT tool_use_id FROM audit
-             WHERE session_id = ?1 AND tool_use_id IS NOT NULL
-               AND json_extract(record, '$.decision') IN ('deny', 'block')
-               AND json_extract(record, '$.dryrun') = 0)",
+        &format!(
+            "UPDATE tool_calls SET status = 'denied', ended_ms = COALESCE(ended_ms, ?2),
+                 error = COALESCE(error, 'denied by the callus guard')
+             WHERE session_id = ?1 AND status = 'pending' AND {}",
+            crate::store::audit_query::REFUSED_IN_SESSION
+        ),
         params![sid, now],
     )
     .map_err(|e| Error::sql("mark guard denials", e))?;

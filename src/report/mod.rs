@@ -227,24 +227,9 @@ fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
         .map_err(err)?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT json_extract(record, '$.decision'), count(*) FROM audit
-             WHERE ts_ms >= ?1 AND ts_ms < ?2 AND json_valid(record)
-               AND json_extract(record, '$.kind') = 'decision'
-             GROUP BY 1",
-        )
-        .map_err(|e| Error::sql("count verdicts", e))?;
-    let verdicts = stmt
-        .query_map([s, u], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                r.get::<_, i64>(1)? as u64,
-            ))
-        })
-        .map_err(|e| Error::sql("count verdicts", e))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(|e| Error::sql("count verdicts", e))?;
+    let verdicts = crate::store::audit_query::decision_counts(conn, s, u)?
+        .into_iter()
+        .collect();
     Ok(Totals {
         sessions: sessions as u64,
         tool_calls: tool_calls as u64,

@@ -79,27 +79,13 @@ fn list(as_json: bool) -> Result<Exit> {
 
 /// The latest firing of each rule id in the audit chain (RFC 3339).
 fn last_firings(conn: &Connection) -> Result<HashMap<String, String>> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT json_extract(f.value, '$.id'), max(a.ts_ms)
-             FROM audit a, json_each(a.record, '$.fired') f
-             WHERE json_valid(a.record)
-             GROUP BY 1",
-        )
-        .map_err(|e| Error::sql("read last firings", e))?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?))
+    Ok(crate::store::audit_query::last_firings(conn)?
+        .into_iter()
+        .filter_map(|(id, ms)| {
+            chrono::DateTime::from_timestamp_millis(ms)
+                .map(|t| (id, t.format("%Y-%m-%d %H:%M").to_string()))
         })
-        .map_err(|e| Error::sql("read last firings", e))?;
-    let mut out = HashMap::new();
-    for row in rows {
-        let (id, ms) = row.map_err(|e| Error::sql("read last firings", e))?;
-        if let (Some(id), Some(t)) = (id, ms.and_then(chrono::DateTime::from_timestamp_millis)) {
-            out.insert(id, t.format("%Y-%m-%d %H:%M").to_string());
-        }
-    }
-    Ok(out)
+        .collect())
 }
 
 /// `callus rules show starter|user|project|candidates|PATH [--json]`.

@@ -13,6 +13,7 @@
 //! passes [`WAL_TRIM_BYTES`].
 
 pub mod audit;
+pub mod audit_query;
 mod migrate;
 
 use std::path::Path;
