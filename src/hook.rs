@@ -1,19 +1,18 @@
 //! The hook wire protocol shared by Claude Code and Codex: reading one event from stdin,
 //! telling the hosts apart, and writing a `PreToolUse` decision the way each host expects.
 //!
-//! Guarantees: reading is capped ([`STDIN_CAP`]); parsing never panics and distinguishes
+//! Guarantees: reading is capped (by [`crate::runtime`]); parsing never panics and distinguishes
 //! malformed JSON from a non-object; the host is detected from the payload first (Codex sends
 //! `turn_id` and no `prompt_id`), because environment markers leak between the hosts' shells;
 //! output is built from typed structs, and `allow` is never printed (it would skip the
 //! user's own permission prompts).
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use serde::Serialize;
 use serde_json::Value;
 
-/// Largest hook payload read from stdin; anything larger is refused as a whole.
-pub const STDIN_CAP: u64 = 16 * 1024 * 1024;
+pub use crate::runtime::{PayloadError, STDIN_CAP, read_capped, read_stdin};
 
 /// The agent host that sent an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,30 +41,6 @@ impl Host {
             "claude-code" | "claude" => Some(Host::ClaudeCode),
             "codex" => Some(Host::Codex),
             _ => None,
-        }
-    }
-}
-
-/// Why a payload could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PayloadError {
-    /// More than [`STDIN_CAP`] bytes arrived.
-    TooLarge,
-    /// stdin could not be read.
-    Unreadable(String),
-    /// The bytes are not JSON.
-    Malformed(String),
-    /// The JSON is not an object.
-    NotObject,
-}
-
-impl std::fmt::Display for PayloadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PayloadError::TooLarge => write!(f, "hook payload exceeds {STDIN_CAP} bytes"),
-            PayloadError::Unreadable(e) => write!(f, "cannot read stdin: {e}"),
-            PayloadError::Malformed(e) => write!(f, "hook payload is not JSON: {e}"),
-            PayloadError::NotObject => f.write_str("hook payload is not a JSON object"),
         }
     }
 }
@@ -102,24 +77,6 @@ impl HookEvent {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
     }
-}
-
-/// Read all of stdin, refusing more than [`STDIN_CAP`] bytes.
-pub fn read_stdin() -> Result<Vec<u8>, PayloadError> {
-    read_capped(std::io::stdin().lock())
-}
-
-/// Read `input` to the end, refusing more than [`STDIN_CAP`] bytes.
-pub fn read_capped(input: impl Read) -> Result<Vec<u8>, PayloadError> {
-    let mut buf = Vec::new();
-    input
-        .take(STDIN_CAP + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| PayloadError::Unreadable(e.to_string()))?;
-    if buf.len() as u64 > STDIN_CAP {
-        return Err(PayloadError::TooLarge);
-    }
-    Ok(buf)
 }
 
 /// Parse a payload. Empty or whitespace-only input is an empty object (no opinion).

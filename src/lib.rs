@@ -30,6 +30,7 @@ pub mod recuse;
 pub mod redact;
 pub mod report;
 pub mod rules;
+pub mod runtime;
 pub mod scope;
 pub mod session;
 pub mod shell;

@@ -175,7 +175,7 @@ pub fn scan(home: &Home, session_id: &str, text: &str) -> Option<Signal> {
         && !session_id.is_empty()
         && let Err(e) = write_marker(home, session_id, &signal)
     {
-        crate::guard::hook::log_error(
+        crate::runtime::log_error(
             home,
             &format!("RECUSE halt of session {session_id} not recorded: {e}"),
         );
@@ -186,8 +186,34 @@ pub fn scan(home: &Home, session_id: &str, text: &str) -> Option<Signal> {
 /// The halt marker file of `session_id`.
 #[must_use]
 pub fn marker_path(home: &Home, session_id: &str) -> PathBuf {
-    home.halts_dir()
-        .join(crate::guard::hook::marker_name(session_id))
+    home.halts_dir().join(marker_name(session_id))
+}
+
+/// A file name for a session id that cannot escape the halts directory.
+#[must_use]
+pub fn marker_name(session_id: &str) -> String {
+    session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The reason a session was halted (its marker's first line), if its marker file exists.
+/// One `stat`-and-read: `callus guard` checks it on every call.
+#[must_use]
+pub fn halted(home: &Home, session_id: &str) -> Option<String> {
+    if session_id.is_empty() {
+        return None;
+    }
+    let marker = marker_path(home, session_id);
+    let text = std::fs::read_to_string(marker).ok()?;
+    Some(text.lines().next().unwrap_or("halt").trim().to_string())
 }
 
 fn write_marker(home: &Home, session_id: &str, signal: &Signal) -> crate::Result<()> {

@@ -26,8 +26,7 @@
 //! follows the policy.
 
 use std::io::Write as _;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::config::{FailPolicy, Home};
 use crate::digest::sha256_hex;
@@ -36,6 +35,7 @@ use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::hook::{self, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
+use crate::runtime::guarded;
 use crate::store::audit::{AuditFired, AuditRecord};
 
 /// Settings of one hook run, read from the environment.
@@ -79,9 +79,8 @@ impl Outcome {
 /// Run the hook: stdin → decision → stdout/stderr. Returns the exit code (0 or 2).
 #[must_use]
 pub fn run() -> u8 {
-    // The default hook would print the panic to stderr; we report it ourselves, once.
-    std::panic::set_hook(Box::new(|_| {}));
-    let ctx = catch_unwind(Context::from_env).unwrap_or_else(|_| Context {
+    crate::runtime::quiet_panics();
+    let ctx = guarded(Context::from_env).unwrap_or_else(|_| Context {
         home: Home::at(".callus"),
         policy: if std::env::var("CALLUS_FAIL").is_ok_and(|v| v.eq_ignore_ascii_case("closed")) {
             FailPolicy::Closed
@@ -90,22 +89,16 @@ pub fn run() -> u8 {
         },
         dryrun: false,
     });
-    let outcome = catch_unwind(AssertUnwindSafe(|| decide_stdin(&ctx))).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        let msg = format!("internal panic: {what}");
+    let outcome = guarded(|| decide_stdin(&ctx)).unwrap_or_else(|msg| {
         // Recording must not turn one panic into an escaped second one.
-        let _ = catch_unwind(AssertUnwindSafe(|| record_error(&ctx, None, &msg)));
+        let _ = guarded(|| record_error(&ctx, None, &msg));
         Outcome {
             response: Response::Silent,
             error: Some(msg),
         }
     });
     let closed = ctx.closed() && !ctx.dryrun;
-    catch_unwind(AssertUnwindSafe(|| finish(&ctx, outcome))).unwrap_or(if closed { 2 } else { 0 })
+    guarded(|| finish(&ctx, outcome)).unwrap_or(if closed { 2 } else { 0 })
 }
 
 /// Apply the policy to an internal error, print, and return the exit code.
@@ -167,7 +160,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     if !event.event.is_empty() && event.event != "PreToolUse" {
         return Outcome::silent();
     }
-    if let Some(reason) = halted(&ctx.home, &event.session_id) {
+    if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
         return Outcome {
             response: Response::Block(format!(
                 "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
@@ -202,7 +195,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         let record = decision_record(ctx, event, &rules, &decision, error.as_deref());
         if let Err(e) = append(&ctx.home, &record) {
             let msg = format!("audit chain not written: {e}");
-            log_error(&ctx.home, &msg);
+            crate::runtime::log_error(&ctx.home, &msg);
             error.get_or_insert(msg);
         }
     }
@@ -216,31 +209,6 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // by one would cost as much as a fifth of a quiet call with a large ruleset.
     std::mem::forget(rules);
     Outcome { response, error }
-}
-
-/// The reason a session was halted, if its marker file exists.
-fn halted(home: &Home, session_id: &str) -> Option<String> {
-    if session_id.is_empty() {
-        return None;
-    }
-    let marker = home.halts_dir().join(marker_name(session_id));
-    let text = std::fs::read_to_string(marker).ok()?;
-    Some(text.lines().next().unwrap_or("halt").trim().to_string())
-}
-
-/// A file name for a session id that cannot escape the halts directory.
-#[must_use]
-pub fn marker_name(session_id: &str) -> String {
-    session_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 fn decision_record(
@@ -332,40 +300,9 @@ fn record_error(ctx: &Context, event: Option<&HookEvent>, msg: &str) {
         ..base_record(ctx, event)
     };
     if let Err(e) = append(&ctx.home, &record) {
-        log_error(
+        crate::runtime::log_error(
             &ctx.home,
             &format!("{msg}; and the audit chain failed: {e}"),
         );
     }
-}
-
-/// Largest `errors.log` before it is rotated to `errors.log.1`.
-pub const ERRORS_LOG_CAP: u64 = 1024 * 1024;
-
-/// Append one line to `$CALLUS_HOME/errors.log`, rotating it past [`ERRORS_LOG_CAP`].
-/// Best effort: a log that cannot be written is not worth failing a hook over.
-pub fn log_error(home: &Home, msg: &str) {
-    let path = home.errors_log();
-    let _ = crate::config::ensure_private_dir(&home.dir);
-    if std::fs::metadata(&path).is_ok_and(|m| m.len() > ERRORS_LOG_CAP) {
-        let _ = std::fs::rename(&path, rotated(&path));
-    }
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
-        let line = crate::redact::redact_capped(&msg.replace('\n', " "), 2000);
-        let _ = writeln!(
-            f,
-            "{} {line}",
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-        );
-    }
-}
-
-fn rotated(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(".1");
-    PathBuf::from(p)
 }

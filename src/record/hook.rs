@@ -26,8 +26,6 @@
 //!   that callus's own guard denied or blocked (per the audit chain) become `denied`: the
 //!   host fires no post event for a call a hook refused.
 
-use std::panic::AssertUnwindSafe;
-
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
@@ -36,27 +34,19 @@ use super::rollout_tail;
 use super::rows::{self, Call};
 use crate::config::Home;
 use crate::digest::sha256_hex;
-use crate::guard::hook::log_error;
 use crate::hook::{self, HookEvent, Host};
+use crate::runtime::log_error;
 use crate::{Error, Result};
 
 /// Run the hook: stdin → store. Always returns 0.
 #[must_use]
 pub fn run() -> u8 {
     let home = Home::from_env();
-    std::panic::set_hook(Box::new(|_| {}));
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| record_stdin(&home)));
-    match outcome {
+    crate::runtime::quiet_panics();
+    match crate::runtime::guarded(|| record_stdin(&home)) {
         Ok(Ok(())) => {}
         Ok(Err(msg)) => log_error(&home, &format!("record: {msg}")),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            log_error(&home, &format!("record: internal panic: {what}"));
-        }
+        Err(panic) => log_error(&home, &format!("record: {panic}")),
     }
     0
 }

@@ -76,20 +76,13 @@ enum Write {
 #[must_use]
 pub(crate) fn run() -> u8 {
     let home = Home::from_env();
-    std::panic::set_hook(Box::new(|_| {}));
+    crate::runtime::quiet_panics();
     let policy = home.fail_policy();
-    let outcome = std::panic::catch_unwind(|| decide_stdin(&home)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        Outcome {
-            host: Host::ClaudeCode,
-            event: String::new(),
-            answer: Answer::Silent,
-            error: Some(format!("internal panic: {what}")),
-        }
+    let outcome = crate::runtime::guarded(|| decide_stdin(&home)).unwrap_or_else(|panic| Outcome {
+        host: Host::ClaudeCode,
+        event: String::new(),
+        answer: Answer::Silent,
+        error: Some(panic),
     });
     finish(outcome, policy)
 }
