@@ -1,6 +1,6 @@
 //! Every clap type of callus, in one place so the whole command surface can be reviewed at
 //! once. Doc comments here are the `--help` text. Nothing in this module does any work: the
-//! stages receive these structs from [`crate::app::run`].
+//! stages receive these structs from `app::run`.
 
 use std::path::PathBuf;
 

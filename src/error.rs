@@ -1,7 +1,7 @@
 //! The one error type of callus and the exit code each variant maps to.
 //!
 //! Every fallible function in the crate returns [`Error`]. Messages are lower-case, name the
-//! file, line, rule or field involved, and are printed once by [`crate::app::run`] as
+//! file, line, rule or field involved, and are printed once by `app::run` as
 //! `callus: <message>`. Hook commands never surface these as exit codes: they follow the
 //! host's protocol and their own failure policy (see `guard::hook` and `record::hook`).
 

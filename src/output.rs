@@ -50,3 +50,19 @@ pub fn print_json(value: &serde_json::Value) {
         serde_json::to_string_pretty(value).unwrap_or_default()
     );
 }
+
+/// Write a command's output to stdout. A reader that went away (`… | head`) is not an error
+/// worth a panic or a message: the output was simply not wanted any more.
+pub fn write_stdout(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Pretty JSON plus a newline, for `--json`.
+#[must_use]
+pub fn json_text(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

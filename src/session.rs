@@ -9,9 +9,9 @@ use crate::config::Home;
 use crate::{Error, Exit, Result};
 
 /// Entry point of `callus session`.
-pub fn run(cmd: &SessionCommand) -> Result<Exit> {
+pub fn run(home: &Home, cmd: &SessionCommand) -> Result<Exit> {
     match cmd {
-        SessionCommand::Resume { id } => resume(&Home::from_env(), id),
+        SessionCommand::Resume { id } => resume(home, id),
     }
 }
 

@@ -334,8 +334,7 @@ impl Derived {
 }
 
 /// `callus derive` and `callus derive explain ID`.
-pub fn run(args: &DeriveArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
         let evidence = crate::sync::evidence(db.as_deref(), &home)?;
         return explain::run(&home, &evidence, args, id, *json);

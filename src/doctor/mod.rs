@@ -80,8 +80,7 @@ impl Report {
 }
 
 /// Entry point of `callus doctor`.
-pub fn run(args: &DoctorArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
     let mut report = Report::default();
     let wired = wiring::check(&mut report);
     store::check(&home, &wired, &mut report);

@@ -11,7 +11,6 @@
 //! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
 
 pub mod acs;
-pub mod commands;
 pub mod hook;
 
 use std::fmt::Write as _;

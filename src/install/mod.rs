@@ -131,8 +131,7 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
 }
 
 /// `callus install`.
-pub fn install(args: &InstallArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let binary = spec::hook_binary();
     let mut exit = Exit::Ok;
     for target in targets(args)? {
@@ -151,8 +150,7 @@ pub fn install(args: &InstallArgs) -> Result<Exit> {
 }
 
 /// `callus uninstall`.
-pub fn uninstall(args: &InstallArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn uninstall(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let mut exit = Exit::Ok;
     for target in targets(args)? {
         match uninstall_one(&home, &target, args.dry_run) {

@@ -121,8 +121,7 @@ pub struct Report {
 }
 
 /// `callus guard prune [--days N] [--json]`.
-pub fn run(args: &PruneArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;

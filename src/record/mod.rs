@@ -22,33 +22,6 @@ mod signature;
 pub mod stats;
 mod summary;
 
-use crate::{Exit, Result};
-
-/// `callus record import PATH…`.
-pub fn import(args: &crate::cli::ImportArgs) -> Result<Exit> {
-    import::run(args)
-}
-
-/// `callus record stats`.
-pub fn stats(args: &crate::cli::StatsArgs) -> Result<Exit> {
-    stats::run(args)
-}
-
-/// Write a command's output to stdout. A reader that went away (`… | head`) is not an error
-/// worth a panic or a message: the output was simply not wanted any more.
-fn write_stdout(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
-/// Pretty JSON plus a newline, for `--json`.
-fn json_text(value: &serde_json::Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
 /// The hook recorder entry point; always exits 0.
 #[must_use]
 pub fn hook() -> u8 {

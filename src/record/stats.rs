@@ -9,8 +9,7 @@
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
-use crate::cli::StatsArgs;
-use crate::config::Home;
+use crate::store::evidence::Evidence;
 use std::fmt::Write as _;
 
 use crate::output::table;
@@ -67,15 +66,11 @@ fn counts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
 }
 
 /// `callus record stats`.
-pub fn run(args: &StatsArgs) -> Result<Exit> {
+pub fn run(evidence: &Evidence, since: Option<&str>, json: bool) -> Result<Exit> {
     let now = crate::store::now_ms();
-    let since = args
-        .since
-        .as_deref()
+    let since = since
         .map(|s| crate::window::point(s, "--since", now))
         .transpose()?;
-    let home = Home::from_env();
-    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
     let report = if let Some(conn) = crate::store::open_existing(evidence.path())? {
         gather(&conn, since)?
     } else {
@@ -85,10 +80,10 @@ pub fn run(args: &StatsArgs) -> Result<Exit> {
         );
         Report::default()
     };
-    if args.json {
-        super::write_stdout(&super::json_text(&report.json(since)));
+    if json {
+        crate::output::write_stdout(&crate::output::json_text(&report.json(since)));
     } else {
-        super::write_stdout(&report.text());
+        crate::output::write_stdout(&report.text());
     }
     Ok(Exit::Ok)
 }

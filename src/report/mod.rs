@@ -105,8 +105,7 @@ pub struct Report {
 }
 
 /// `callus report [--since] [--until] [--json | --html FILE]`.
-pub fn run(args: &ReportArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;

@@ -10,7 +10,6 @@
 
 pub mod backtest;
 pub mod check;
-pub mod commands;
 pub mod field;
 pub mod glob;
 pub mod index;

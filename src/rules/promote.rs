@@ -19,7 +19,6 @@ use super::backtest::{Backtest, backtest, load_calls, probe, round4};
 use super::check::{check_text, within_ceiling};
 use super::tier::{self, Tier};
 use super::{Action, RULE_KEYS};
-use crate::cli::{ActionArg, PromoteArgs};
 use crate::config::Home;
 use crate::window::{DAY_MS, absolute, iso};
 use crate::{Error, Exit, Result};
@@ -33,15 +32,21 @@ const KEY_ORDER: &[&str] = &[
     "pinned", "message", "meta", "examples",
 ];
 
-impl From<ActionArg> for Action {
-    fn from(a: ActionArg) -> Self {
-        match a {
-            ActionArg::Monitor => Action::Monitor,
-            ActionArg::Nudge => Action::Nudge,
-            ActionArg::Deny => Action::Deny,
-            ActionArg::Block => Action::Block,
-        }
-    }
+/// What to promote, as `callus rules promote` was asked.
+#[derive(Debug, Clone)]
+pub struct Promotion {
+    /// The candidate id (from `callus derive`).
+    pub id: String,
+    /// The action to enforce (capped by the candidate's evidence tier).
+    pub action: Action,
+    /// The message the agent sees.
+    pub message: String,
+    /// Replacement patterns (empty: keep the candidate's).
+    pub pattern: Vec<String>,
+    /// Replacement `unless` patterns (empty: keep the candidate's).
+    pub unless: Vec<String>,
+    /// Ruleset to write into (default `<repo root>/.callus/rules.json`).
+    pub into: Option<std::path::PathBuf>,
 }
 
 /// The evidence a promotion rests on.
@@ -57,8 +62,7 @@ struct Evidence {
 }
 
 /// `callus rules promote ID --action A --message M [--pattern RE]… [--unless RE]… [--into F]`.
-pub fn run(args: &PromoteArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub fn run(home: &Home, args: &Promotion) -> Result<Exit> {
     let candidates_path = home.candidates_path();
     let text = std::fs::read_to_string(&candidates_path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -94,7 +98,7 @@ pub fn run(args: &PromoteArgs) -> Result<Exit> {
         )));
     };
 
-    let action = Action::from(args.action);
+    let action = args.action;
     let mut rule = candidate;
     rule.insert("action".into(), json!(action.as_str()));
     rule.insert("message".into(), json!(args.message));

@@ -55,8 +55,7 @@ pub const EXIT_BAD_INPUT: u8 = 3;
 
 /// Run a `callus scope` subcommand; returns the process exit code.
 #[must_use]
-pub fn run(cmd: &ScopeCommand) -> u8 {
-    let home = Home::from_env();
+pub fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
     let result = match cmd {
         ScopeCommand::Hook => return hook::run(),
         ScopeCommand::Declare(args) => commands::declare(args, &home),

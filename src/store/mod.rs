@@ -14,6 +14,7 @@
 
 pub mod audit;
 pub mod audit_query;
+pub mod evidence;
 mod migrate;
 
 use std::path::Path;

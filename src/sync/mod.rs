@@ -23,8 +23,6 @@ pub mod push;
 mod schema;
 pub mod target;
 
-use std::path::{Path, PathBuf};
-
 use crate::cli::SyncCommand;
 use crate::config::Home;
 use crate::{Exit, Result};
@@ -32,40 +30,13 @@ use crate::{Exit, Result};
 use target::Target;
 
 /// `callus sync …`.
-pub fn run(cmd: &SyncCommand) -> Result<Exit> {
+pub fn run(home: &Home, cmd: &SyncCommand) -> Result<Exit> {
     match cmd {
-        SyncCommand::Push(args) => push::run(args),
+        SyncCommand::Push(args) => push::run(home, args),
     }
 }
 
-/// Where a reading command takes its evidence from.
-#[derive(Debug)]
-pub enum Evidence {
-    /// A local `SQLite` store (the home's, `$CALLUS_DB`, or a `--db` path).
-    Local(PathBuf),
-    /// A temporary copy of the team's store, and the URL it came from (no password).
-    Team(pull::TeamCopy, String),
-}
-
-impl Evidence {
-    /// The `SQLite` store to open.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        match self {
-            Evidence::Local(path) => path,
-            Evidence::Team(copy, _) => copy.path(),
-        }
-    }
-
-    /// How messages name the store: its path, or the team URL.
-    #[must_use]
-    pub fn label(&self) -> String {
-        match self {
-            Evidence::Local(path) => path.display().to_string(),
-            Evidence::Team(_, url) => url.clone(),
-        }
-    }
-}
+pub use crate::store::evidence::Evidence;
 
 /// Resolve a reading command's `--db`: none → the home's store; a path → that file; a
 /// `postgres://` URL → the team's rows, copied into a temporary store (announced on stderr,
@@ -83,7 +54,12 @@ pub fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
                 copy.calls,
                 copy.audit
             );
-            Ok(Evidence::Team(copy, url.shown()))
+            let (dir, path) = copy.into_parts();
+            Ok(Evidence::Team {
+                dir,
+                path,
+                url: url.shown(),
+            })
         }
     }
 }

@@ -52,6 +52,12 @@ impl TeamCopy {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The directory that holds the copy (deleted when dropped) and the store's path.
+    #[must_use]
+    pub fn into_parts(self) -> (tempfile::TempDir, PathBuf) {
+        (self._dir, self.path)
+    }
 }
 
 /// Copy the team's evidence at `url` into a fresh temporary store.

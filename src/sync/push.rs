@@ -54,7 +54,7 @@ pub struct Summary {
 }
 
 /// `callus sync push --db URL [--origin NAME] [--json]`.
-pub fn run(args: &SyncPushArgs) -> Result<Exit> {
+pub fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
     let url = match Target::parse(&args.db) {
         Target::Postgres(url) => url,
         Target::Sqlite(_) => {
@@ -65,7 +65,6 @@ pub fn run(args: &SyncPushArgs) -> Result<Exit> {
         }
     };
     let origin = origin::resolve(args.origin.as_deref())?;
-    let home = Home::from_env();
     let path = home.db_path();
     let conn = crate::store::open_existing(&path)?.ok_or_else(|| {
         Error::Invalid(format!("nothing to push: no store at {}", path.display()))

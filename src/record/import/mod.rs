@@ -32,7 +32,6 @@ use serde_json::{Value, json};
 
 use super::classify::Status;
 use super::rows::{self, Call, Session};
-use crate::cli::{ImportArgs, ImportFormat};
 use crate::config::Home;
 use crate::{Error, Exit, Result};
 
@@ -42,9 +41,20 @@ const IMPORT_CACHE_KIB: i64 = 64 * 1024;
 /// How many corrupt lines the text summary lists by `file:line` (JSON lists them all).
 const LISTED_CORRUPT: usize = 20;
 
+/// What `callus record import` was asked to read.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Files or directories (searched recursively).
+    pub paths: Vec<PathBuf>,
+    /// The format to read every file as; `None` detects each file's.
+    pub format: Option<Format>,
+    /// Print the summary as JSON.
+    pub json: bool,
+}
+
 /// A history file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+pub enum Format {
     /// Claude Code session transcript.
     Claude,
     /// Codex rollout.
@@ -82,9 +92,8 @@ struct Totals {
 }
 
 /// `callus record import`.
-pub fn run(args: &ImportArgs) -> Result<Exit> {
+pub fn run(home: &Home, args: &Request) -> Result<Exit> {
     let files = collect(&args.paths)?;
-    let home = Home::from_env();
     let db = home.db_path();
     let conn = crate::store::open(&db)?;
     // A big page cache keeps the tool_use_id index in memory during bulk upserts.
@@ -107,7 +116,7 @@ pub fn run(args: &ImportArgs) -> Result<Exit> {
     progress.clear();
     totals.new_calls = count_calls(&conn)? - before;
     crate::store::trim_wal(&conn, &db)?;
-    super::write_stdout(&summary_text(&totals, args.json));
+    crate::output::write_stdout(&summary_text(&totals, args.json));
     for u in &totals.unreadable {
         eprintln!("callus: {u}");
     }
@@ -163,7 +172,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 fn import_file(
     conn: &Connection,
     path: &Path,
-    forced: ImportFormat,
+    forced: Option<Format>,
     totals: &mut Totals,
     progress: &mut Progress,
 ) -> Result<()> {
@@ -179,10 +188,8 @@ fn import_file(
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i64);
     let format = match forced {
-        ImportFormat::Claude => Some(Format::Claude),
-        ImportFormat::Codex => Some(Format::Codex),
-        ImportFormat::Trace => Some(Format::Trace),
-        ImportFormat::Auto => detect(path)?,
+        Some(format) => Some(format),
+        None => detect(path)?,
     };
     let Some(format) = format else {
         totals.unrecognised.push(path.display().to_string());
@@ -438,7 +445,7 @@ pub(crate) fn timestamp_ms(v: Option<&Value>) -> Option<i64> {
 
 fn summary_text(t: &Totals, as_json: bool) -> String {
     if as_json {
-        return super::json_text(&json!({
+        return crate::output::json_text(&json!({
             "files": t.files,
             "unchanged_files": t.unchanged,
             "unrecognised_files": t.unrecognised,

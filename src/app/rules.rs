@@ -11,25 +11,45 @@ use std::path::PathBuf;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-use super::layers::{LayerPaths, STARTER_JSON};
-use super::{RuleSet, parse_document};
-use crate::cli::RulesCommand;
+use crate::cli::{ActionArg, RulesCommand};
 use crate::config::Home;
 use crate::output::{print_json, table};
+use crate::rules::Action;
+use crate::rules::layers::{LayerPaths, STARTER_JSON};
+use crate::rules::promote::Promotion;
+use crate::rules::{RuleSet, parse_document};
 use crate::{Error, Exit, Result};
 
 /// Dispatch `callus rules …`.
-pub fn run(cmd: &RulesCommand) -> Result<Exit> {
+pub(super) fn run(home: &Home, cmd: &RulesCommand) -> Result<Exit> {
     match cmd {
-        RulesCommand::List { json } => list(*json),
-        RulesCommand::Show { which, json } => show(which, *json),
-        RulesCommand::Promote(args) => super::promote::run(args),
+        RulesCommand::List { json } => list(home, *json),
+        RulesCommand::Show { which, json } => show(home, which, *json),
+        RulesCommand::Promote(args) => crate::rules::promote::run(
+            home,
+            &Promotion {
+                id: args.id.clone(),
+                action: action(args.action),
+                message: args.message.clone(),
+                pattern: args.pattern.clone(),
+                unless: args.unless.clone(),
+                into: args.into.clone(),
+            },
+        ),
+    }
+}
+
+fn action(a: ActionArg) -> Action {
+    match a {
+        ActionArg::Monitor => Action::Monitor,
+        ActionArg::Nudge => Action::Nudge,
+        ActionArg::Deny => Action::Deny,
+        ActionArg::Block => Action::Block,
     }
 }
 
 /// `callus rules list [--json]`.
-fn list(as_json: bool) -> Result<Exit> {
-    let home = Home::from_env();
+fn list(home: &Home, as_json: bool) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
     let last = match crate::store::open_existing(&home.db_path())? {
@@ -89,8 +109,7 @@ fn last_firings(conn: &Connection) -> Result<HashMap<String, String>> {
 }
 
 /// `callus rules show starter|user|project|candidates|PATH [--json]`.
-fn show(which: &str, as_json: bool) -> Result<Exit> {
-    let home = Home::from_env();
+fn show(home: &Home, which: &str, as_json: bool) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(&home, cwd.as_deref());
     let (name, text) = match which {

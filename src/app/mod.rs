@@ -1,6 +1,9 @@
 //! The command layer's entry: recognise the hook fast path, else parse the command line
 //! once and dispatch it to the stage that owns the command.
 //!
+//! - `guard`: `callus guard check|test|audit`.
+//! - `rules`: `callus rules list|show|promote`.
+//!
 //! Guarantees: this is the only module that imports every stage; a broken stdout pipe
 //! (`callus rules list | head`) is success, not a panic; every error is printed once, as one
 //! `callus: …` line, and its [`crate::error::Exit`] code is the process exit code.
@@ -9,10 +12,13 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+mod guard;
+mod record;
+mod rules;
+
 use crate::cli::{Cli, Command, GuardCommand, RecordCommand};
-use crate::{
-    demo, derive, doctor, guard, install, prune, record, report, rules, scope, session, sync,
-};
+use crate::config::Home;
+use crate::{demo, derive, doctor, install, prune, report, scope, session, sync};
 
 /// The process entry point: the hook fast path, else clap and [`run`].
 #[must_use]
@@ -20,10 +26,10 @@ pub fn main_entry() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     if let (Some(first), None) = (args.next(), args.next()) {
         if first == "guard" {
-            return ExitCode::from(guard::hook::run());
+            return ExitCode::from(crate::guard::hook::run());
         }
         if first == "record" {
-            return ExitCode::from(record::hook());
+            return ExitCode::from(crate::record::hook());
         }
     }
     match Cli::try_parse() {
@@ -65,28 +71,30 @@ fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
 }
 
 fn dispatch(cli: Cli) -> ExitCode {
+    let home = Home::from_env();
+    let home = &home;
     let result = match cli.command {
         Command::Guard(args) => match args.command {
-            None => return ExitCode::from(guard::hook::run()),
-            Some(GuardCommand::Check(a)) => guard::commands::check(&a),
-            Some(GuardCommand::Test(a)) => guard::commands::test(&a),
-            Some(GuardCommand::Audit(a)) => guard::commands::audit(&a),
-            Some(GuardCommand::Prune(a)) => prune::run(&a),
+            None => return ExitCode::from(crate::guard::hook::run()),
+            Some(GuardCommand::Check(a)) => guard::check(home, &a),
+            Some(GuardCommand::Test(a)) => guard::test(home, &a),
+            Some(GuardCommand::Audit(a)) => guard::audit(home, &a),
+            Some(GuardCommand::Prune(a)) => prune::run(home, &a),
         },
         Command::Record(args) => match args.command {
-            None => return ExitCode::from(record::hook()),
-            Some(RecordCommand::Import(a)) => record::import(&a),
-            Some(RecordCommand::Stats(a)) => record::stats(&a),
+            None => return ExitCode::from(crate::record::hook()),
+            Some(RecordCommand::Import(a)) => self::record::import(home, &a),
+            Some(RecordCommand::Stats(a)) => self::record::stats(home, &a),
         },
-        Command::Derive(a) => derive::run(&a),
-        Command::Rules(c) => rules::commands::run(&c),
-        Command::Report(a) => report::run(&a),
-        Command::Scope(c) => return ExitCode::from(scope::run(&c)),
-        Command::Install(a) => install::install(&a),
-        Command::Uninstall(a) => install::uninstall(&a),
-        Command::Doctor(a) => doctor::run(&a),
-        Command::Session(c) => session::run(&c),
-        Command::Sync(c) => sync::run(&c),
+        Command::Derive(a) => derive::run(home, &a),
+        Command::Rules(c) => rules::run(home, &c),
+        Command::Report(a) => report::run(home, &a),
+        Command::Scope(c) => return ExitCode::from(scope::run(home, &c)),
+        Command::Install(a) => install::install(home, &a),
+        Command::Uninstall(a) => install::uninstall(home, &a),
+        Command::Doctor(a) => doctor::run(home, &a),
+        Command::Session(c) => session::run(home, &c),
+        Command::Sync(c) => sync::run(home, &c),
         Command::Demo(a) => demo::run(&a),
     };
     match result {

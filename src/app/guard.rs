@@ -19,8 +19,7 @@ use crate::store::audit;
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
-pub fn check(args: &CheckArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub(super) fn check(home: &Home, args: &CheckArgs) -> Result<Exit> {
     let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
         active_layer_files(&home)
     } else {
@@ -92,8 +91,7 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
 }
 
 /// `callus guard test [--tool T] [--field F] -- COMMAND`.
-pub fn test(args: &TestArgs) -> Result<Exit> {
-    let home = Home::from_env();
+pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     let cwd = match &args.cwd {
         Some(c) => Some(c.clone()),
         None => std::env::current_dir().ok(),
@@ -197,8 +195,7 @@ fn example_input(field_path: &str, value: &str) -> serde_json::Value {
 }
 
 /// `callus guard audit verify|tail|export`.
-pub fn audit(cmd: &AuditCommand) -> Result<Exit> {
-    let home = Home::from_env();
+pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
     let db = home.db_path();
     let Some(conn) = crate::store::open_existing(&db)? else {
         return if let AuditCommand::Verify { json, .. } = cmd {
