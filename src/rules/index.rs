@@ -29,7 +29,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::layers::LayerKind;
+use super::layer_kind::LayerKind;
 use super::prefilter::required_literals;
 use super::{Document, MatchMode, Subject};
 

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use crate::digest::{Digest as _, Sha256, hex, sha256_hex};
 
 use super::index::{self, Index};
+pub use super::layer_kind::LayerKind;
 use super::parse::parse_rule;
 use super::{Action, Document, Rule, Subject, parse_document};
 use crate::config::Home;
@@ -22,36 +23,6 @@ use crate::{Error, Result};
 
 /// The built-in starter policy.
 pub const STARTER_JSON: &str = include_str!("starter.json");
-
-/// Where a layer comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LayerKind {
-    /// Embedded in the binary.
-    Starter,
-    /// `$CALLUS_HOME/rules.json`.
-    User,
-    /// `<repo root>/.callus/rules.json`.
-    Project,
-    /// A file named in `$CALLUS_RULES`.
-    Env,
-    /// `$CALLUS_HOME/candidates.json`, forced to monitor.
-    Candidates,
-}
-
-impl LayerKind {
-    /// The lowercase name.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LayerKind::Starter => "starter",
-            LayerKind::User => "user",
-            LayerKind::Project => "project",
-            LayerKind::Env => "env",
-            LayerKind::Candidates => "candidates",
-        }
-    }
-}
 
 /// One loaded layer.
 #[derive(Debug)]

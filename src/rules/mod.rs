@@ -13,6 +13,7 @@ pub mod check;
 pub mod field;
 pub mod glob;
 pub mod index;
+pub mod layer_kind;
 pub mod layers;
 pub mod parse;
 pub mod pattern;

@@ -32,7 +32,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::declare::{Declaration, Kind};
-use super::state::{self, Observation, Run};
+use super::observation::Observation;
+use super::state::{self, Run};
 use super::verdict::Decision;
 use super::{paths, render, verify};
 use crate::config::{FailPolicy, Home};

@@ -37,6 +37,7 @@ mod declare;
 mod fingerprint;
 mod glob;
 mod hook;
+mod observation;
 mod paths;
 mod render;
 mod state;

@@ -29,6 +29,7 @@ use serde_json::Value;
 use super::checks::CheckRun;
 use super::declare::{Declaration, RootFrom};
 use super::fingerprint::Snapshot;
+use super::observation::Observation;
 use super::verdict::Verdict;
 use crate::config::{Durability, Home, replace_file};
 use crate::{Error, Result};
@@ -51,19 +52,6 @@ pub(crate) struct Baseline {
     pub(crate) files: Snapshot,
     /// The baseline run of every check.
     pub(crate) checks: Vec<CheckRun>,
-}
-
-/// A write the hook let through, for attribution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Observation {
-    /// The tool (`Write`, `Edit`, `apply_patch`, …).
-    pub(crate) tool: String,
-    /// The call's id.
-    pub(crate) tool_use_id: Option<String>,
-    /// Root-relative paths it named.
-    pub(crate) paths: Vec<String>,
-    /// When (RFC 3339, UTC).
-    pub(crate) ts: String,
 }
 
 /// The hook's bookkeeping for one run.

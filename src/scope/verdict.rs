@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::checks::{Degraded, Delta, Finding};
 use super::declare::{Declaration, FailDirection, Kind};
 use super::fingerprint::Change;
-use super::state::Observation;
+use super::observation::Observation;
 
 /// How many paths a one-line message names before "…".
 const MESSAGE_PATHS: usize = 5;

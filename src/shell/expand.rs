@@ -5,15 +5,8 @@
 //! lexical nesting) or the depth check (bounded substitution depth).
 
 use crate::shell::MAX_DEPTH;
-use crate::shell::lexer::{Lexer, MAX_NEST, is_ident};
+use crate::shell::lexer::{Dollar, Lexer, MAX_NEST, is_ident};
 use crate::shell::token::{Sub, SubKind, Tok, Word, rebase};
-
-/// What `$` turned out to start.
-pub(crate) enum Dollar {
-    Done,
-    /// An unquoted `$IFS`/`${IFS…}`: a word break.
-    Ifs,
-}
 
 impl Lexer<'_> {
     /// `'…'` at `self.pos`: appends the literal contents.

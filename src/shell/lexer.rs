@@ -16,7 +16,6 @@
 //! [`MAX_NEST`] lexical levels — past either, lexing stops with a problem recorded. The first
 //! problem met (unterminated quote, unbalanced paren …) is kept in [`Lexed::problem`].
 
-use crate::shell::expand::Dollar;
 use crate::shell::token::{Heredoc, Op, Redir, Sub, SubKind, Tok, Word};
 
 /// Lexical nesting (quotes in `${…}` in `$(…)` …) allowed before lexing gives up.
@@ -50,6 +49,13 @@ pub(crate) fn words(src: &str, depth: u8) -> (Vec<String>, Option<String>) {
         })
         .collect();
     (words, lexed.problem)
+}
+
+/// What `$` turned out to start.
+pub(crate) enum Dollar {
+    Done,
+    /// An unquoted `$IFS`/`${IFS…}`: a word break.
+    Ifs,
 }
 
 /// The lexer's state over one source text.

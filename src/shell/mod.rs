@@ -80,6 +80,7 @@ mod parse;
 pub mod program;
 mod quote;
 mod shape;
+mod sink;
 mod token;
 mod wrappers;
 
@@ -231,8 +232,8 @@ pub struct Split {
 /// incomplete.
 #[must_use]
 pub fn split(command: &str) -> Split {
-    let mut sink = parse::Sink::default();
-    let ctx = parse::Ctx {
+    let mut sink = sink::Sink::default();
+    let ctx = sink::Ctx {
         in_loop: None,
         origin: Origin::Direct,
     };

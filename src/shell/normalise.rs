@@ -8,7 +8,8 @@
 //! - a **meaningful** wrapper (`sudo`, `xargs`, `find -exec` …) is emitted, and its command
 //!   is emitted one level deeper ([`Origin::Wrapped`]);
 //! - a **script runner** (`bash -c`, `eval`, a shell fed a heredoc …) is emitted, and its
-//!   script is split one level deeper ([`Origin::Script`]);
+//!   script is split one level deeper ([`Origin::Script`]) by the [`Split`] the parser
+//!   hands in (so this file does not import the parser that calls it);
 //! - anything else is emitted as it is.
 //!
 //! A command with no words but redirections (`> f`) is emitted with an empty argv so rules on
@@ -16,8 +17,8 @@
 //! Terminates on every input: each peel shortens the command, and each deeper level is
 //! bounded by [`MAX_DEPTH`].
 
-use crate::shell::parse::{Ctx, Sink, split_into};
 use crate::shell::quote::render_text;
+use crate::shell::sink::{Ctx, Job, Sink, Split};
 use crate::shell::wrappers::{Kind, classify};
 use crate::shell::{MAX_DEPTH, Origin, Redirect, Segment};
 
@@ -39,31 +40,14 @@ pub(crate) struct Command {
     pub(crate) piped: bool,
 }
 
-/// What every segment of one simple command shares.
-pub(crate) struct Job<'a> {
-    pub(crate) redirects: &'a [Redirect],
-    pub(crate) raw: &'a str,
-    pub(crate) feed: Option<&'a str>,
-    pub(crate) piped: bool,
-}
-
-impl Job<'_> {
-    /// What the command reads on stdin when that is literal text: the last stdin
-    /// redirection's heredoc or here-string body, else a literal piped in.
-    pub(crate) fn stdin_text(&self) -> Option<&str> {
-        let stdin = self.redirects.iter().rev().find(|r| {
-            let op = r.op.trim_start_matches('0');
-            op.starts_with('<') && !op.starts_with("<&") && !op.starts_with("<>")
-        });
-        match stdin {
-            Some(r) => r.body.as_deref(),
-            None => self.feed,
-        }
-    }
-}
-
 /// Emits the segments of `cmd`; returns what it prints when that is a literal.
-pub(crate) fn emit(cmd: Command, depth: u8, ctx: &Ctx, sink: &mut Sink) -> Option<String> {
+pub(crate) fn emit(
+    cmd: Command,
+    depth: u8,
+    ctx: &Ctx,
+    sink: &mut Sink,
+    split: Split,
+) -> Option<String> {
     let Command {
         mut argv,
         brace_ok,
@@ -81,7 +65,7 @@ pub(crate) fn emit(cmd: Command, depth: u8, ctx: &Ctx, sink: &mut Sink) -> Optio
         feed: feed.as_deref(),
         piped,
     };
-    emit_argv(argv, depth, ctx, &job, sink, true)
+    emit_argv(argv, depth, ctx, &job, sink, true, split)
 }
 
 fn emit_argv(
@@ -91,6 +75,7 @@ fn emit_argv(
     job: &Job,
     sink: &mut Sink,
     top: bool,
+    split: Split,
 ) -> Option<String> {
     for _ in 0..MAX_PEELS {
         let assignments = argv.iter().take_while(|w| is_assignment(w)).count();
@@ -122,7 +107,7 @@ fn emit_argv(
                 };
                 let mut printed = None;
                 for inner in commands {
-                    printed = emit_argv(inner, deeper, &inner_ctx, job, sink, false);
+                    printed = emit_argv(inner, deeper, &inner_ctx, job, sink, false, split);
                 }
                 return printed;
             }
@@ -130,7 +115,7 @@ fn emit_argv(
                 let origin = Origin::Script(argv[0].clone());
                 sink.push(segment(argv, depth, ctx, job));
                 if let (Some(script), Some(deeper)) = (script, deeper(depth, sink)) {
-                    split_into(
+                    split(
                         &script,
                         deeper,
                         &Ctx {
@@ -222,26 +207,4 @@ fn expand_braces(argv: &mut Vec<String>) {
     if !parts.is_empty() {
         argv.splice(0..1, parts);
     }
-}
-
-/// The common backslash escapes of `echo -e` and `printf` formats.
-pub(crate) fn unescape_print(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('\\') | None => out.push('\\'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    out
 }

@@ -10,57 +10,11 @@
 //!
 //! Segments are emitted in execution order: a command's substitutions before the command.
 
-use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
-
 use crate::shell::lexer::lex;
 use crate::shell::normalise::{self, Command};
+use crate::shell::sink::{Ctx, Sink};
 use crate::shell::token::{Op, Redir, Sub, SubKind, Tok, Word};
-use crate::shell::{LoopCtx, LoopKind, MAX_DEPTH, Origin, Redirect, Segment};
-
-/// What a nested split inherits from where it sits.
-#[derive(Debug, Clone)]
-pub(crate) struct Ctx {
-    pub(crate) in_loop: Option<LoopCtx>,
-    pub(crate) origin: Origin,
-}
-
-/// Collects segments and the first problem across all nesting levels.
-#[derive(Debug, Default)]
-pub(crate) struct Sink {
-    pub(crate) segments: Vec<Segment>,
-    pub(crate) problem: Option<String>,
-    /// Nested segments by hash of (argv, raw, redirects), to drop repeats: `sh -c "$(x)"`
-    /// meets `x` both as the word's substitution and again in the script.
-    nested: HashMap<u64, Vec<usize>>,
-}
-
-impl Sink {
-    /// Records `p` unless a problem was already recorded.
-    pub(crate) fn problem(&mut self, p: &str) {
-        if self.problem.is_none() {
-            self.problem = Some(p.to_owned());
-        }
-    }
-
-    /// Appends a segment; a nested one identical to an earlier nested one is dropped.
-    pub(crate) fn push(&mut self, seg: Segment) {
-        if seg.depth == 0 {
-            self.segments.push(seg);
-            return;
-        }
-        let mut h = DefaultHasher::new();
-        (&seg.argv, &seg.raw, &seg.redirects).hash(&mut h);
-        let ids = self.nested.entry(h.finish()).or_default();
-        let same =
-            |s: &Segment| s.argv == seg.argv && s.raw == seg.raw && s.redirects == seg.redirects;
-        if ids.iter().any(|&i| self.segments.get(i).is_some_and(same)) {
-            return;
-        }
-        ids.push(self.segments.len());
-        self.segments.push(seg);
-    }
-}
+use crate::shell::{LoopCtx, LoopKind, MAX_DEPTH, Origin, Redirect};
 
 /// Lexes and parses `src`, whose commands sit at `depth`.
 pub(crate) fn split_into(src: &str, depth: u8, ctx: &Ctx, sink: &mut Sink) {
@@ -561,6 +515,7 @@ impl<'t> Parser<'t, '_> {
             self.depth,
             &ctx,
             sink,
+            split_into,
         )
     }
 

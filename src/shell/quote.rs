@@ -75,3 +75,25 @@ pub(crate) fn render_text(argv: &[String]) -> String {
     }
     out
 }
+
+/// The common backslash escapes of `echo -e` and `printf` formats.
+pub(crate) fn unescape_print(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\\') | None => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}

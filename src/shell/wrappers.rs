@@ -14,8 +14,8 @@
 //! first operand); an option not listed as taking a value is assumed to take none.
 
 use crate::shell::lexer;
-use crate::shell::normalise::{Job, unescape_print};
-use crate::shell::parse::Sink;
+use crate::shell::quote::unescape_print;
+use crate::shell::sink::{Job, Sink};
 
 /// What a program does with the rest of its argv.
 pub(crate) enum Kind {
