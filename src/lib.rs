@@ -21,7 +21,7 @@ pub mod digest;
 pub mod doctor;
 pub mod error;
 pub mod guard;
-pub mod hook;
+pub mod host;
 pub mod install;
 pub mod output;
 pub mod prune;

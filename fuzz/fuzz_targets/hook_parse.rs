@@ -12,7 +12,7 @@ fn starter() -> &'static callus::rules::RuleSet {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(event) = callus::hook::parse(data) else {
+    let Ok(event) = callus::host::wire::parse(data) else {
         return;
     };
     let call = callus::guard::ToolCall {

@@ -19,9 +19,9 @@ use crate::store::audit;
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
-pub(super) fn check(home: &Home, args: &CheckArgs) -> Result<Exit> {
+pub(super) fn check(home: &Home, args: &CheckArgs) -> Exit {
     let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
-        active_layer_files(&home)
+        active_layer_files(home)
     } else {
         args.files
             .iter()
@@ -87,7 +87,7 @@ pub(super) fn check(home: &Home, args: &CheckArgs) -> Result<Exit> {
             reports.len()
         );
     }
-    Ok(if all_ok { Exit::Ok } else { Exit::Problem })
+    if all_ok { Exit::Ok } else { Exit::Problem }
 }
 
 /// `callus guard test [--tool T] [--field F] -- COMMAND`.
@@ -96,7 +96,7 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
         Some(c) => Some(c.clone()),
         None => std::env::current_dir().ok(),
     };
-    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let value = args.command.join(" ");
     let input = example_input(&args.field, &value);
     let decision = evaluate(

@@ -76,7 +76,7 @@ fn dispatch(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Guard(args) => match args.command {
             None => return ExitCode::from(crate::guard::hook::run()),
-            Some(GuardCommand::Check(a)) => guard::check(home, &a),
+            Some(GuardCommand::Check(a)) => Ok(guard::check(home, &a)),
             Some(GuardCommand::Test(a)) => guard::test(home, &a),
             Some(GuardCommand::Audit(a)) => guard::audit(home, &a),
             Some(GuardCommand::Prune(a)) => prune::run(home, &a),

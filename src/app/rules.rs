@@ -1,6 +1,6 @@
 //! The `rules` subcommands: `list` (every active rule with its layer, action, tier and last
 //! firing), `show` (one ruleset: the built-in starter set, a layer, or a file) and `promote`
-//! (see [`super::promote`]).
+//! (see [`crate::rules::promote`]).
 //!
 //! stdout carries the result (a table for people, JSON with `--json`); nothing here writes
 //! except `promote`.
@@ -51,7 +51,7 @@ fn action(a: ActionArg) -> Action {
 /// `callus rules list [--json]`.
 fn list(home: &Home, as_json: bool) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
-    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
+    let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let last = match crate::store::open_existing(&home.db_path())? {
         Some(conn) => last_firings(&conn)?,
         None => HashMap::new(),
@@ -111,7 +111,7 @@ fn last_firings(conn: &Connection) -> Result<HashMap<String, String>> {
 /// `callus rules show starter|user|project|candidates|PATH [--json]`.
 fn show(home: &Home, which: &str, as_json: bool) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
-    let paths = LayerPaths::resolve(&home, cwd.as_deref());
+    let paths = LayerPaths::resolve(home, cwd.as_deref());
     let (name, text) = match which {
         "starter" => ("starter".to_string(), STARTER_JSON.to_string()),
         other => {

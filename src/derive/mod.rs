@@ -336,13 +336,13 @@ impl Derived {
 /// `callus derive` and `callus derive explain ID`.
 pub fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
-        let evidence = crate::sync::evidence(db.as_deref(), &home)?;
-        return explain::run(&home, &evidence, args, id, *json);
+        let evidence = crate::sync::evidence(db.as_deref(), home)?;
+        return explain::run(home, &evidence, args, id, *json);
     }
     let mut options = Options::from_args(args)?;
     let cwd = std::env::current_dir().ok();
-    options.reviewed = reviewed::load(&LayerPaths::resolve(&home, cwd.as_deref()));
-    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    options.reviewed = reviewed::load(&LayerPaths::resolve(home, cwd.as_deref()));
+    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
     let conn = open_store(&evidence)?;
     let derivation = derive(&conn, options)?;
     if derivation.no_denominator && !derivation.candidates.is_empty() {

@@ -83,8 +83,8 @@ impl Report {
 pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
     let mut report = Report::default();
     let wired = wiring::check(&mut report);
-    store::check(&home, &wired, &mut report);
-    rules(&home, &mut report);
+    store::check(home, &wired, &mut report);
+    rules(home, &mut report);
     clients::check(&mut report);
     let failures = report.count(Status::Fail);
     let warnings = report.count(Status::Warn);

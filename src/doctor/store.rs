@@ -7,7 +7,7 @@
 //! A session whose guard decisions let calls run but whose outcomes never arrived means
 //! `PostToolUse` does not run. The store is opened read-only and never migrated.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -15,8 +15,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use super::wiring::Wired;
 use super::{Report, Status};
 use crate::config::Home;
-use crate::install::spec::HostKind;
-use crate::install::{codex_home, user_home};
+use crate::host::Host;
 
 /// Decisions younger than this may belong to a call still running.
 const OUTCOME_GRACE: Duration = Duration::from_secs(300);
@@ -122,19 +121,9 @@ fn audit(conn: &Connection, report: &mut Report) {
 }
 
 /// The newest session the host itself knows about: `(session id, last written)`.
-fn latest_host_session(host: HostKind) -> Option<(String, SystemTime)> {
-    let (root, pick): (PathBuf, fn(&Path) -> Option<String>) = match host {
-        HostKind::Claude => (user_home().join(".claude/projects"), |p| {
-            (p.extension()? == "jsonl").then(|| p.file_stem()?.to_str().map(str::to_string))?
-        }),
-        HostKind::Codex => (codex_home().join("sessions"), |p| {
-            let stem = p.file_stem()?.to_str()?;
-            if p.extension()? != "jsonl" || !stem.starts_with("rollout-") || stem.len() < 36 {
-                return None;
-            }
-            Some(stem[stem.len() - 36..].to_string())
-        }),
-    };
+fn latest_host_session(host: Host) -> Option<(String, SystemTime)> {
+    let spec = host.spec();
+    let (root, pick) = ((spec.history_dir)(), spec.session_of_log);
     let mut best: Option<(String, SystemTime)> = None;
     walk(&root, 4, &mut |p| {
         if let (Some(id), Ok(t)) = (pick(p), std::fs::metadata(p).and_then(|m| m.modified()))

@@ -5,15 +5,17 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::{Report, Status};
+use crate::host::codex_home;
+use crate::host::{Host, Role, Trust};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{HostKind, Role, find_on_path, is_executable};
-use crate::install::{Scope, Target, codex_home, codex_trust, user_home};
+use crate::install::spec::{find_on_path, is_executable};
+use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
 #[derive(Debug, Clone)]
 pub struct Wired {
     /// The host.
-    pub host: HostKind,
+    pub host: Host,
     /// The file.
     pub path: PathBuf,
     /// When the file was last written (≈ when callus was installed).
@@ -25,7 +27,7 @@ pub fn check(report: &mut Report) -> Vec<Wired> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut wired = Vec::new();
     let mut binaries: Vec<PathBuf> = Vec::new();
-    for host in [HostKind::Claude, HostKind::Codex] {
+    for host in crate::host::HOSTS.iter().map(|s| s.host) {
         let mut host_wired = false;
         let mut present = host_present(host);
         for scope in [Scope::Project, Scope::User] {
@@ -56,10 +58,7 @@ pub fn check(report: &mut Report) -> Vec<Wired> {
                     .ok(),
             });
         }
-        let flag = match host {
-            HostKind::Claude => "--claude",
-            HostKind::Codex => "--codex",
-        };
+        let flag = host.spec().install_flag;
         if present && !host_wired {
             report.add(
                 "wiring",
@@ -93,13 +92,9 @@ pub fn check(report: &mut Report) -> Vec<Wired> {
     wired
 }
 
-fn host_present(host: HostKind) -> bool {
-    match host {
-        HostKind::Claude => {
-            user_home().join(".claude").is_dir() || find_on_path("claude").is_some()
-        }
-        HostKind::Codex => codex_home().is_dir() || find_on_path("codex").is_some(),
-    }
+fn host_present(host: Host) -> bool {
+    let spec = host.spec();
+    (spec.config_dir)().is_dir() || find_on_path(spec.executable).is_some()
 }
 
 fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
@@ -129,8 +124,12 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
                 spec.matcher.unwrap_or("(all)")
             ));
         }
-        if target.host == HostKind::Codex && f.is_async {
-            problems.push(format!("{} is async: Codex skips async hooks", spec.event));
+        if !target.host.spec().runs_async && f.is_async {
+            problems.push(format!(
+                "{} is async: {} skips async hooks",
+                spec.event,
+                target.host.slug()
+            ));
         }
     }
     for f in found {
@@ -163,7 +162,7 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
     for w in warnings {
         report.add("wiring", Status::Warn, format!("{label}: {path}: {w}"));
     }
-    if target.host == HostKind::Codex {
+    if target.host.spec().trust == Trust::CodexHash {
         check_trust(report, target, doc, found);
     }
 }

@@ -32,7 +32,8 @@ use crate::config::{FailPolicy, Home};
 use crate::digest::sha256_hex;
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::{Decision, Verdict, agent_text, decide};
-use crate::hook::{self, HookEvent, Host, Response};
+use crate::host::Event;
+use crate::host::wire::{self as hook, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
 use crate::runtime::guarded;
@@ -157,7 +158,7 @@ fn decide_stdin(ctx: &Context) -> Outcome {
 fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only PreToolUse is decided (an absent event name is treated as one, as callusguard's
     // fixtures send none); other events wired here by mistake get no opinion.
-    if !event.event.is_empty() && event.event != "PreToolUse" {
+    if !event.event.is_empty() && event.kind() != Event::PreToolUse {
         return Outcome::silent();
     }
     if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {

@@ -7,8 +7,9 @@
 //! deny or block shows the winner's message; a nudge delivers every fired nudge message
 //! once, identical messages de-duplicated. Monitor-only is allow (but audited).
 //!
-//! The I/O around it lives in [`hook`] (the `PreToolUse` entry point), [`audit`] (the hash
-//! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
+//! The I/O around it lives in [`hook`] (the `PreToolUse` entry point); the hash chain it
+//! appends to is [`crate::store::audit`]; `guard check|test|audit` are command-layer code in
+//! `app`.
 
 pub mod acs;
 pub mod hook;

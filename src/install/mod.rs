@@ -26,9 +26,9 @@ use serde_json::Value;
 
 use crate::cli::InstallArgs;
 use crate::config::Home;
+use crate::host::{Host, Trust};
 use crate::{Error, Exit, Result};
 use settings::Doc;
-use spec::HostKind;
 
 /// Which settings file: the project's or the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl Scope {
 #[derive(Debug, Clone)]
 pub struct Target {
     /// The host.
-    pub host: HostKind,
+    pub host: Host,
     /// The scope.
     pub scope: Scope,
     /// The hooks file.
@@ -64,13 +64,12 @@ pub struct Target {
 impl Target {
     /// The file for `host` in `scope`, seen from `cwd`.
     #[must_use]
-    pub fn resolve(host: HostKind, scope: Scope, cwd: &Path) -> Self {
+    pub fn resolve(host: Host, scope: Scope, cwd: &Path) -> Self {
         let root = || crate::config::repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-        let path = match (host, scope) {
-            (HostKind::Claude, Scope::Project) => root().join(".claude/settings.json"),
-            (HostKind::Claude, Scope::User) => user_home().join(".claude/settings.json"),
-            (HostKind::Codex, Scope::Project) => root().join(".codex/hooks.json"),
-            (HostKind::Codex, Scope::User) => codex_home().join("hooks.json"),
+        let spec = host.spec();
+        let path = match scope {
+            Scope::Project => root().join(spec.project_hooks),
+            Scope::User => (spec.user_hooks)(),
         };
         Target { host, scope, path }
     }
@@ -82,29 +81,7 @@ impl Target {
     }
 }
 
-/// `$HOME` (or `.`).
-#[must_use]
-pub fn user_home() -> PathBuf {
-    std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from("."), PathBuf::from)
-}
-
-/// Codex's home: `$CODEX_HOME` made absolute, else `~/.codex`.
-#[must_use]
-pub fn codex_home() -> PathBuf {
-    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() {
-                p
-            } else {
-                std::env::current_dir().unwrap_or_default().join(p)
-            }
-        }
-        None => user_home().join(".codex"),
-    }
-}
+pub use crate::host::{codex_home, user_home};
 
 fn cwd() -> Result<PathBuf> {
     std::env::current_dir().map_err(|e| Error::io(".", e))
@@ -119,10 +96,10 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
     };
     let mut hosts = Vec::new();
     if args.claude || !args.codex {
-        hosts.push(HostKind::Claude);
+        hosts.push(Host::ClaudeCode);
     }
     if args.codex {
-        hosts.push(HostKind::Codex);
+        hosts.push(Host::Codex);
     }
     Ok(hosts
         .into_iter()
@@ -135,7 +112,7 @@ pub fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let binary = spec::hook_binary();
     let mut exit = Exit::Ok;
     for target in targets(args)? {
-        match install_one(&home, &target, &binary, args.dry_run) {
+        match install_one(home, &target, &binary, args.dry_run) {
             Ok(e) => exit = worse(exit, e),
             Err(e) => {
                 eprintln!("callus: {}: {e}", target.label());
@@ -153,7 +130,7 @@ pub fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
 pub fn uninstall(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let mut exit = Exit::Ok;
     for target in targets(args)? {
-        match uninstall_one(&home, &target, args.dry_run) {
+        match uninstall_one(home, &target, args.dry_run) {
             Ok(e) => exit = worse(exit, e),
             Err(e) => {
                 eprintln!("callus: {}: {e}", target.label());
@@ -177,9 +154,9 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
     } else {
         doc.render(&merged)
     };
-    let trust = match target.host {
-        HostKind::Codex => Some(trust_plan(&target.path, &merged)?),
-        HostKind::Claude => None,
+    let trust = match target.host.spec().trust {
+        Trust::CodexHash => Some(trust_plan(&target.path, &merged)?),
+        Trust::Implicit => None,
     };
     let label = target.label();
     let path = target.path.display();
@@ -310,14 +287,14 @@ fn uninstall_one(home: &Home, target: &Target, dry_run: bool) -> Result<Exit> {
             None => Some(doc.render(&stripped)),
         }
     };
-    let trust = if target.host == HostKind::Codex {
+    let trust = if target.host.spec().trust == Trust::CodexHash {
         let config = codex_home().join("config.toml");
         let text = std::fs::read_to_string(&config).unwrap_or_default();
         codex_trust::remove(&text, &target.path).map(|new| (config, text, new))
     } else {
         None
     };
-    if target.host == HostKind::Codex && removed > 0 {
+    if target.host.spec().trust == Trust::CodexHash && removed > 0 {
         warn_shifted_keys(&target.path, &doc.value, &stripped);
     }
     if dry_run {

@@ -404,7 +404,7 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::spec::HostKind;
+    use crate::host::Host;
     use serde_json::json;
 
     fn bin() -> PathBuf {
@@ -417,7 +417,7 @@ mod tests {
             "model": "x",
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine"}]}]}
         });
-        let merged = merge(&doc, HostKind::Claude.specs(), &bin());
+        let merged = merge(&doc, Host::ClaudeCode.specs(), &bin());
         assert_eq!(merged["model"], "x");
         let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2);
@@ -427,10 +427,10 @@ mod tests {
             "/opt/callus/bin/callus guard"
         );
         assert_eq!(merged["hooks"]["PostToolUse"][0]["hooks"][0]["async"], true);
-        assert_eq!(find_ours(&merged).len(), HostKind::Claude.specs().len());
-        assert_eq!(merge(&merged, HostKind::Claude.specs(), &bin()), merged);
+        assert_eq!(find_ours(&merged).len(), Host::ClaudeCode.specs().len());
+        assert_eq!(merge(&merged, Host::ClaudeCode.specs(), &bin()), merged);
         let (stripped, n) = strip(&merged);
-        assert_eq!(n, HostKind::Claude.specs().len());
+        assert_eq!(n, Host::ClaudeCode.specs().len());
         assert_eq!(stripped, doc);
     }
 
@@ -440,7 +440,7 @@ mod tests {
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "/old/callus guard", "timeout": 9}]},
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "other"}]}
         ]}});
-        let merged = merge(&doc, HostKind::Codex.specs(), &bin());
+        let merged = merge(&doc, Host::Codex.specs(), &bin());
         let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2, "updated in place, not appended");
         assert_eq!(pre[0]["matcher"], crate::install::spec::CODEX_GUARD_MATCHER);

@@ -123,8 +123,8 @@ pub struct Report {
 /// `callus guard prune [--days N] [--json]`.
 pub fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
-    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
-    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
+    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
     let conn = crate::store::open_existing(evidence.path())?;
     let report = build(
         &rules,

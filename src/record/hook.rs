@@ -34,7 +34,8 @@ use super::rollout_tail;
 use super::rows::{self, Call};
 use crate::config::Home;
 use crate::digest::sha256_hex;
-use crate::hook::{self, HookEvent, Host};
+use crate::host::Event;
+use crate::host::wire::{self as hook, HookEvent, Host};
 use crate::runtime::log_error;
 use crate::{Error, Result};
 
@@ -136,12 +137,8 @@ fn write(
 }
 
 fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
-    let kind = event.event.as_str();
-    if !matches!(
-        kind,
-        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionDenied"
-    ) || event.tool_name.is_empty()
-    {
+    let kind = event.kind();
+    if !kind.is_tool_call() || event.tool_name.is_empty() {
         return None;
     }
     let id = event
@@ -161,8 +158,8 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
     let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
     let mut result_text = None;
     match kind {
-        "PreToolUse" => call.started_ms = Some(now),
-        "PostToolUseFailure" => {
+        Event::PreToolUse => call.started_ms = Some(now),
+        Event::PostToolUseFailure => {
             let error = event.str_field("error").unwrap_or("").to_string();
             let interrupt = event
                 .raw
@@ -176,7 +173,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
             result_text = Some(error.clone());
             call.error = Some(error);
         }
-        "PermissionDenied" => {
+        Event::PermissionDenied => {
             call.status = Status::Denied;
             call.ended_ms = Some(now);
             call.error = event
@@ -313,24 +310,24 @@ fn session_event(conn: &Connection, event: &HookEvent, sid: &str, now: i64) -> R
             .map(drop)
             .map_err(|e| Error::sql(what.to_string(), e))
     };
-    match event.event.as_str() {
-        "SessionStart" => exec(
+    match event.kind() {
+        Event::SessionStart => exec(
             "UPDATE sessions SET started_ms = MIN(COALESCE(started_ms, ?2), ?2), ended_ms = NULL
              WHERE id = ?1",
             "start session",
         ),
-        "UserPromptSubmit" => exec(
+        Event::UserPromptSubmit => exec(
             "UPDATE sessions SET prompts = prompts + 1, last_prompt_ms = ?2 WHERE id = ?1",
             "count prompt",
         ),
-        "SessionEnd" => {
+        Event::SessionEnd => {
             exec(
                 "UPDATE sessions SET ended_ms = ?2 WHERE id = ?1",
                 "end session",
             )?;
             sweep_guard_denials(conn, sid, now)
         }
-        "Stop" | "SubagentStop" => sweep_guard_denials(conn, sid, now),
+        Event::Stop | Event::SubagentStop => sweep_guard_denials(conn, sid, now),
         _ => Ok(()),
     }
 }

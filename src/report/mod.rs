@@ -107,8 +107,8 @@ pub struct Report {
 /// `callus report [--since] [--until] [--json | --html FILE]`.
 pub fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
-    let rules = RuleSet::load(&LayerPaths::resolve(&home, cwd.as_deref()))?;
-    let evidence = crate::sync::evidence(args.db.as_deref(), &home)?;
+    let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
+    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
     let conn = crate::store::open_existing(evidence.path())?;
     let first = first_call(conn.as_ref())?;
     let period = Window::resolve(

@@ -115,7 +115,7 @@ pub fn run(home: &Home, args: &Promotion) -> Result<Exit> {
     };
     let window = candidate_window(&doc, &meta);
     let evidence = if repatterned {
-        rebacktest(&home, &rule, window)?
+        rebacktest(home, &rule, window)?
     } else {
         recorded_evidence(&meta, window)
     };

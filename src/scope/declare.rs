@@ -168,7 +168,8 @@ impl Declaration {
                 )));
             }
             let (text, origin) = if file.as_os_str() == "-" {
-                let bytes = crate::hook::read_stdin().map_err(|e| Error::Invalid(e.to_string()))?;
+                let bytes =
+                    crate::host::wire::read_stdin().map_err(|e| Error::Invalid(e.to_string()))?;
                 (
                     String::from_utf8_lossy(&bytes).into_owned(),
                     "stdin".to_string(),

@@ -37,7 +37,8 @@ use super::state::{self, Run};
 use super::verdict::Decision;
 use super::{paths, render, verify};
 use crate::config::{FailPolicy, Home};
-use crate::hook::{self, HookEvent, Host, Response};
+use crate::host::Event;
+use crate::host::wire::{self as hook, HookEvent, Host, Response};
 
 /// Environment variable capping consecutive refused Stops.
 const MAX_REFUSALS_ENV: &str = "CALLUS_SCOPE_MAX_STOP_REFUSALS";
@@ -59,7 +60,7 @@ enum Answer {
 
 struct Outcome {
     host: Host,
-    event: String,
+    event: Event,
     answer: Answer,
     error: Option<String>,
 }
@@ -81,7 +82,7 @@ pub(crate) fn run() -> u8 {
     let policy = home.fail_policy();
     let outcome = crate::runtime::guarded(|| decide_stdin(&home)).unwrap_or_else(|panic| Outcome {
         host: Host::ClaudeCode,
-        event: String::new(),
+        event: Event::Other,
         answer: Answer::Silent,
         error: Some(panic),
     });
@@ -101,7 +102,7 @@ fn finish(outcome: Outcome, policy: FailPolicy) -> u8 {
                 let reason = format!(
                     "callus scope (fail-closed): {e}. Fix the problem or set CALLUS_FAIL=open."
                 );
-                answer = if outcome.event == "Stop" {
+                answer = if outcome.event == Event::Stop {
                     Answer::KeepGoing(reason)
                 } else {
                     Answer::Refuse(reason)
@@ -165,7 +166,7 @@ fn decide_stdin(home: &Home) -> Outcome {
         Ok(event) => decide(home, &event),
         Err(e) => Outcome {
             host: Host::ClaudeCode,
-            event: String::new(),
+            event: Event::Other,
             answer: Answer::Silent,
             error: Some(e.to_string()),
         },
@@ -173,9 +174,9 @@ fn decide_stdin(home: &Home) -> Outcome {
 }
 
 fn decide(home: &Home, event: &HookEvent) -> Outcome {
-    let result = match event.event.as_str() {
-        "PreToolUse" => pre_tool_use(home, event),
-        "Stop" => stop(home, event),
+    let result = match event.kind() {
+        Event::PreToolUse => pre_tool_use(home, event),
+        Event::Stop => stop(home, event),
         _ => Ok(Answer::Silent),
     };
     let (answer, error) = match result {
@@ -184,7 +185,7 @@ fn decide(home: &Home, event: &HookEvent) -> Outcome {
     };
     Outcome {
         host: event.host,
-        event: event.event.clone(),
+        event: event.kind(),
         answer,
         error,
     }

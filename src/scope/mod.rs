@@ -59,9 +59,9 @@ pub const EXIT_BAD_INPUT: u8 = 3;
 pub fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
     let result = match cmd {
         ScopeCommand::Hook => return hook::run(),
-        ScopeCommand::Declare(args) => commands::declare(args, &home),
-        ScopeCommand::Verify { run_id, json } => commands::verify(run_id, *json, &home),
-        ScopeCommand::Show { run_id, json } => commands::show(run_id, *json, &home),
+        ScopeCommand::Declare(args) => commands::declare(args, home),
+        ScopeCommand::Verify { run_id, json } => commands::verify(run_id, *json, home),
+        ScopeCommand::Show { run_id, json } => commands::show(run_id, *json, home),
     };
     result.unwrap_or_else(|e| {
         eprintln!("callus: {e}");

@@ -36,7 +36,7 @@ const NO_SCHEMA: &str = "callus:no-team-store";
 #[derive(Debug)]
 pub struct TeamCopy {
     /// Holds the directory (and the store in it) until the copy is dropped.
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     path: PathBuf,
     /// Distinct origins that pushed anything.
     pub origins: usize,
@@ -56,7 +56,7 @@ impl TeamCopy {
     /// The directory that holds the copy (deleted when dropped) and the store's path.
     #[must_use]
     pub fn into_parts(self) -> (tempfile::TempDir, PathBuf) {
-        (self._dir, self.path)
+        (self.dir, self.path)
     }
 }
 
@@ -125,7 +125,7 @@ pub fn pull(url: &PgUrl) -> Result<TeamCopy> {
     tx.commit().map_err(|e| Error::sql("commit team copy", e))?;
     drop(conn);
     Ok(TeamCopy {
-        _dir: dir,
+        dir,
         path,
         origins: origins.len(),
         calls,

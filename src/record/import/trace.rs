@@ -64,7 +64,7 @@ fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut Seen) -> Call {
     };
     let ts = timestamp_ms(obj.get("ts").or_else(|| obj.get("timestamp")));
     let id = text("tool_use_id").map_or_else(|| synthetic_id(raw, ts, seen), str::to_string);
-    let host = match text("host").and_then(crate::hook::Host::from_slug) {
+    let host = match text("host").and_then(crate::host::wire::Host::from_slug) {
         Some(h) => h.slug(),
         None => "trace",
     };

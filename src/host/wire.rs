@@ -12,38 +12,10 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::Event;
+pub use super::Host;
+
 pub use crate::runtime::{PayloadError, STDIN_CAP, read_capped, read_stdin};
-
-/// The agent host that sent an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Host {
-    /// Anthropic's Claude Code.
-    ClaudeCode,
-    /// `OpenAI`'s Codex CLI.
-    Codex,
-}
-
-impl Host {
-    /// The slug stored and shown: `claude-code` or `codex`.
-    #[must_use]
-    pub fn slug(self) -> &'static str {
-        match self {
-            Host::ClaudeCode => "claude-code",
-            Host::Codex => "codex",
-        }
-    }
-
-    /// Parse a slug (case-insensitive); unknown names are `None`.
-    #[must_use]
-    pub fn from_slug(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "claude-code" | "claude" => Some(Host::ClaudeCode),
-            "codex" => Some(Host::Codex),
-            _ => None,
-        }
-    }
-}
 
 /// One hook event, normalised across hosts. Unknown keys stay reachable in `raw`.
 #[derive(Debug, Clone)]
@@ -69,6 +41,12 @@ pub struct HookEvent {
 }
 
 impl HookEvent {
+    /// The event, host-neutral ([`Event::Other`] when absent or unknown).
+    #[must_use]
+    pub fn kind(&self) -> Event {
+        self.host.event(&self.event)
+    }
+
     /// A string field of the raw payload, if present and non-empty.
     #[must_use]
     pub fn str_field(&self, key: &str) -> Option<&str> {
@@ -89,7 +67,7 @@ pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
     let Value::Object(raw) = value else {
         return Err(PayloadError::NotObject);
     };
-    let host = detect_host(&raw, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
+    let host = super::detect(&raw, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
     let text = |k: &str| {
         raw.get(k)
             .and_then(Value::as_str)
@@ -107,42 +85,6 @@ pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
         transcript_path: text("transcript_path"),
         raw,
     })
-}
-
-/// Tell the hosts apart: `CALLUS_HOST` override, then the payload's shape, then the
-/// environment markers, then Claude Code. `env_set` says whether a variable is set.
-pub fn detect_host(raw: &serde_json::Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host {
-    if let Some(host) = std::env::var("CALLUS_HOST")
-        .ok()
-        .as_deref()
-        .and_then(Host::from_slug)
-    {
-        return host;
-    }
-    let truthy = |k: &str| match raw.get(k) {
-        None | Some(Value::Null | Value::Bool(false)) => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(_) => true,
-    };
-    if truthy("turn_id") && !raw.contains_key("prompt_id") {
-        return Host::Codex;
-    }
-    if truthy("prompt_id") {
-        return Host::ClaudeCode;
-    }
-    // Codex's session events carry no turn_id, but their transcript is a `rollout-*` file.
-    let rollout = raw
-        .get("transcript_path")
-        .and_then(Value::as_str)
-        .and_then(|p| std::path::Path::new(p).file_name())
-        .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"));
-    if rollout {
-        return Host::Codex;
-    }
-    if env_set("CODEX_HOME") || env_set("CODEX_SANDBOX") {
-        return Host::Codex;
-    }
-    Host::ClaudeCode
 }
 
 /// What a `PreToolUse` hook answers.
@@ -225,28 +167,31 @@ mod tests {
     fn codex_is_detected_by_turn_id_without_prompt_id() {
         let none = |_: &str| false;
         assert_eq!(
-            detect_host(&obj(&json!({"turn_id": "t"})), none),
+            crate::host::detect(&obj(&json!({"turn_id": "t"})), none),
             Host::Codex
         );
         assert_eq!(
-            detect_host(&obj(&json!({"turn_id": "t", "prompt_id": "p"})), none),
+            crate::host::detect(&obj(&json!({"turn_id": "t", "prompt_id": "p"})), none),
             Host::ClaudeCode
         );
-        assert_eq!(detect_host(&obj(&json!({})), none), Host::ClaudeCode);
         assert_eq!(
-            detect_host(
+            crate::host::detect(&obj(&json!({})), none),
+            Host::ClaudeCode
+        );
+        assert_eq!(
+            crate::host::detect(
                 &obj(&json!({"transcript_path": "/h/.codex/sessions/2026/rollout-x.jsonl"})),
                 none
             ),
             Host::Codex
         );
         assert_eq!(
-            detect_host(&obj(&json!({})), |k| k == "CODEX_HOME"),
+            crate::host::detect(&obj(&json!({})), |k| k == "CODEX_HOME"),
             Host::Codex
         );
         // Payload outranks the environment.
         assert_eq!(
-            detect_host(&obj(&json!({"prompt_id": "p"})), |k| k == "CODEX_HOME"),
+            crate::host::detect(&obj(&json!({"prompt_id": "p"})), |k| k == "CODEX_HOME"),
             Host::ClaudeCode
         );
     }

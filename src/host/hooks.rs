@@ -1,0 +1,84 @@
+//! The hooks callus installs into each host: which event runs which command, with which
+//! matcher, in the foreground or not.
+
+/// The two hook commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `callus guard` (`PreToolUse`).
+    Guard,
+    /// `callus record` (everything else).
+    Record,
+}
+
+impl Role {
+    /// The subcommand word.
+    #[must_use]
+    pub fn arg(self) -> &'static str {
+        match self {
+            Role::Guard => "guard",
+            Role::Record => "record",
+        }
+    }
+}
+
+/// One hook callus installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    /// The event name as the host's config spells it.
+    pub event: &'static str,
+    /// The group's matcher (`None`: every tool / no matcher).
+    pub matcher: Option<&'static str>,
+    /// Which command.
+    pub role: Role,
+    /// Whether the handler runs in the background (`"async": true`).
+    pub is_async: bool,
+}
+
+/// The tools the guard screens on Claude Code.
+pub const CLAUDE_GUARD_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*";
+
+/// The tools the guard screens on Codex (`Edit`/`Write` are Codex's aliases of `apply_patch`).
+pub const CODEX_GUARD_MATCHER: &str = "Bash|apply_patch|Edit|Write|mcp__.*";
+
+const fn spec(event: &'static str, role: Role) -> HookSpec {
+    HookSpec {
+        event,
+        matcher: None,
+        role,
+        is_async: false,
+    }
+}
+
+pub(crate) const CLAUDE_HOOKS: &[HookSpec] = &[
+    HookSpec {
+        matcher: Some(CLAUDE_GUARD_MATCHER),
+        ..spec("PreToolUse", Role::Guard)
+    },
+    HookSpec {
+        is_async: true,
+        ..spec("PostToolUse", Role::Record)
+    },
+    HookSpec {
+        is_async: true,
+        ..spec("PostToolUseFailure", Role::Record)
+    },
+    spec("SessionStart", Role::Record),
+    spec("SessionEnd", Role::Record),
+    spec("Stop", Role::Record),
+    spec("SubagentStart", Role::Record),
+    spec("SubagentStop", Role::Record),
+];
+
+// Codex 0.169 skips `async` handlers and has no PostToolUseFailure or SessionEnd: its
+// PostToolUse fires for failures too, and runs in the foreground.
+pub(crate) const CODEX_HOOKS: &[HookSpec] = &[
+    HookSpec {
+        matcher: Some(CODEX_GUARD_MATCHER),
+        ..spec("PreToolUse", Role::Guard)
+    },
+    spec("PostToolUse", Role::Record),
+    spec("SessionStart", Role::Record),
+    spec("Stop", Role::Record),
+    spec("SubagentStart", Role::Record),
+    spec("SubagentStop", Role::Record),
+];

@@ -1,0 +1,332 @@
+//! The agent hosts callus works with, as one table: how each is recognised from a hook
+//! payload, what it calls its events, which hooks callus installs into it and where its
+//! settings, history and trust live. Everything host-specific reads [`HOSTS`]; adding a
+//! host is one [`Spec`] entry plus its wire types (`wire`) and tests.
+//!
+//! - `event`: the events callus acts on, host-neutral.
+//! - `hooks`: the hooks callus installs ([`HookSpec`]) and the two hook commands ([`Role`]).
+//! - `wire`: one event read from stdin and a `PreToolUse` answer written in the host's shape.
+//!
+//! Guarantees: detection is deterministic and unambiguous — `CALLUS_HOST` first, then the
+//! payload (each host's claim excludes the others'), then the transcript's file name, then
+//! environment markers, then the first host of the table; environment markers come last
+//! because they leak between the hosts' shells.
+
+mod event;
+mod hooks;
+pub mod wire;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+pub use event::Event;
+pub use hooks::{CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, HookSpec, Role};
+
+/// An agent host that sends hook events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// `OpenAI`'s Codex CLI.
+    Codex,
+}
+
+/// The format of the file a host reads its hooks from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HooksFile {
+    /// A settings file whose `hooks` object maps event names to matcher groups
+    /// (Claude Code's `settings.json`, Codex's `hooks.json`).
+    EventGroups,
+}
+
+/// How a host decides to run a hook it finds in its settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// It runs every hook in its settings.
+    Implicit,
+    /// It skips a hook until the hook's definition is trusted by hash in `config.toml`.
+    CodexHash,
+}
+
+/// Everything callus knows about one host.
+#[derive(Debug)]
+pub struct Spec {
+    /// Which host.
+    pub host: Host,
+    /// The slug stored and shown (`claude-code`).
+    pub slug: &'static str,
+    /// Other names accepted for it (`CALLUS_HOST`, trace files).
+    pub aliases: &'static [&'static str],
+    /// The `callus install` flag that selects it.
+    pub install_flag: &'static str,
+    /// Its executable on `PATH`.
+    pub executable: &'static str,
+    /// Its event names, mapped to [`Event`].
+    pub events: &'static [(&'static str, Event)],
+    /// The hooks callus installs, in the order they are written.
+    pub hooks: &'static [HookSpec],
+    /// The hooks file, relative to the repository root, for the project scope.
+    pub project_hooks: &'static str,
+    /// The hooks file for the user scope.
+    pub user_hooks: fn() -> PathBuf,
+    /// The format of both hooks files.
+    pub hooks_file: HooksFile,
+    /// Whether it runs hooks only once trusted.
+    pub trust: Trust,
+    /// Whether it runs hooks marked `"async": true` (Codex 0.169 skips them).
+    pub runs_async: bool,
+    /// Its own directory (its presence says the host is installed).
+    pub config_dir: fn() -> PathBuf,
+    /// Where it keeps session logs.
+    pub history_dir: fn() -> PathBuf,
+    /// The session id of one of its session log files, if the path is one.
+    pub session_of_log: fn(&Path) -> Option<String>,
+    /// Whether a payload's shape says it came from this host.
+    pub claims_payload: fn(&Map<String, Value>) -> bool,
+    /// Whether a transcript path is this host's.
+    pub claims_transcript: fn(&str) -> bool,
+    /// Environment variables its shells set.
+    pub env_markers: &'static [&'static str],
+}
+
+/// Every host, the default (for a payload nothing identifies) first.
+pub static HOSTS: &[Spec] = &[
+    Spec {
+        host: Host::ClaudeCode,
+        slug: "claude-code",
+        aliases: &["claude"],
+        install_flag: "--claude",
+        executable: "claude",
+        events: event::PASCAL_NAMES,
+        hooks: hooks::CLAUDE_HOOKS,
+        project_hooks: ".claude/settings.json",
+        user_hooks: || user_home().join(".claude/settings.json"),
+        hooks_file: HooksFile::EventGroups,
+        trust: Trust::Implicit,
+        runs_async: true,
+        config_dir: || user_home().join(".claude"),
+        history_dir: || user_home().join(".claude/projects"),
+        session_of_log: |p| {
+            (p.extension()? == "jsonl").then(|| p.file_stem()?.to_str().map(str::to_string))?
+        },
+        // Claude Code sends `prompt_id` with every event of a turn.
+        claims_payload: |raw| truthy(raw, "prompt_id"),
+        claims_transcript: |_| false,
+        env_markers: &[],
+    },
+    Spec {
+        host: Host::Codex,
+        slug: "codex",
+        aliases: &[],
+        install_flag: "--codex",
+        executable: "codex",
+        events: event::PASCAL_NAMES,
+        hooks: hooks::CODEX_HOOKS,
+        project_hooks: ".codex/hooks.json",
+        user_hooks: || codex_home().join("hooks.json"),
+        hooks_file: HooksFile::EventGroups,
+        trust: Trust::CodexHash,
+        runs_async: false,
+        config_dir: codex_home,
+        history_dir: || codex_home().join("sessions"),
+        session_of_log: |p| {
+            let stem = p.file_stem()?.to_str()?;
+            if p.extension()? != "jsonl" || !stem.starts_with("rollout-") || stem.len() < 36 {
+                return None;
+            }
+            Some(stem[stem.len() - 36..].to_string())
+        },
+        // Codex sends `turn_id` and never `prompt_id` (measured, Codex 0.169).
+        claims_payload: |raw| truthy(raw, "turn_id") && !raw.contains_key("prompt_id"),
+        // Its session events carry no turn_id, but their transcript is a `rollout-*` file.
+        claims_transcript: |path| {
+            Path::new(path)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+        },
+        env_markers: &["CODEX_HOME", "CODEX_SANDBOX"],
+    },
+];
+
+fn truthy(raw: &Map<String, Value>, key: &str) -> bool {
+    match raw.get(key) {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+impl Host {
+    /// This host's entry of [`HOSTS`].
+    #[must_use]
+    pub fn spec(self) -> &'static Spec {
+        HOSTS.iter().find(|s| s.host == self).unwrap_or(&HOSTS[0])
+    }
+
+    /// The slug stored and shown: `claude-code` or `codex`.
+    #[must_use]
+    pub fn slug(self) -> &'static str {
+        self.spec().slug
+    }
+
+    /// The hooks callus installs for this host, in the order they are written.
+    #[must_use]
+    pub fn specs(self) -> &'static [HookSpec] {
+        self.spec().hooks
+    }
+
+    /// Parse a slug or alias (case-insensitive); unknown names are `None`.
+    #[must_use]
+    pub fn from_slug(s: &str) -> Option<Self> {
+        let s = s.trim().to_ascii_lowercase();
+        HOSTS
+            .iter()
+            .find(|h| h.slug == s || h.aliases.contains(&s.as_str()))
+            .map(|h| h.host)
+    }
+
+    /// The event this host calls `name`.
+    #[must_use]
+    pub fn event(self, name: &str) -> Event {
+        self.spec()
+            .events
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Event::Other, |(_, e)| *e)
+    }
+}
+
+/// Tell the hosts apart: `CALLUS_HOST` override, then the payload's shape, then the
+/// transcript's file name, then the environment markers, then the first host of [`HOSTS`].
+/// `env_set` says whether a variable is set.
+pub fn detect(raw: &Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host {
+    if let Some(host) = std::env::var("CALLUS_HOST")
+        .ok()
+        .as_deref()
+        .and_then(Host::from_slug)
+    {
+        return host;
+    }
+    if let Some(s) = HOSTS.iter().find(|s| (s.claims_payload)(raw)) {
+        return s.host;
+    }
+    if let Some(path) = raw.get("transcript_path").and_then(Value::as_str)
+        && let Some(s) = HOSTS.iter().find(|s| (s.claims_transcript)(path))
+    {
+        return s.host;
+    }
+    if let Some(s) = HOSTS
+        .iter()
+        .find(|s| s.env_markers.iter().any(|k| env_set(k)))
+    {
+        return s.host;
+    }
+    HOSTS[0].host
+}
+
+/// `$HOME` (or `.`).
+#[must_use]
+pub fn user_home() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("."), PathBuf::from)
+}
+
+/// Codex's home: `$CODEX_HOME` made absolute, else `~/.codex`.
+#[must_use]
+pub fn codex_home() -> PathBuf {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            if p.is_absolute() {
+                p
+            } else {
+                std::env::current_dir().unwrap_or_default().join(p)
+            }
+        }
+        None => user_home().join(".codex"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: &Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn every_host_round_trips_its_slug_and_aliases() {
+        for s in HOSTS {
+            assert_eq!(Host::from_slug(s.slug), Some(s.host));
+            assert_eq!(Host::from_slug(&s.slug.to_uppercase()), Some(s.host));
+            for a in s.aliases {
+                assert_eq!(Host::from_slug(a), Some(s.host));
+            }
+            assert_eq!(s.host.spec().slug, s.slug);
+        }
+        assert_eq!(Host::from_slug("nope"), None);
+    }
+
+    #[test]
+    fn payload_claims_are_exclusive_for_every_pair_of_hosts() {
+        let payloads = [
+            json!({"turn_id": "t"}),
+            json!({"prompt_id": "p"}),
+            json!({"turn_id": "t", "prompt_id": "p"}),
+            json!({"turn_id": "t", "prompt_id": ""}),
+            json!({}),
+        ];
+        for p in &payloads {
+            let raw = obj(p);
+            let claims: Vec<Host> = HOSTS
+                .iter()
+                .filter(|s| (s.claims_payload)(&raw))
+                .map(|s| s.host)
+                .collect();
+            assert!(claims.len() <= 1, "{p}: claimed by {claims:?}");
+        }
+    }
+
+    #[test]
+    fn events_map_both_ways() {
+        for s in HOSTS {
+            for (name, event) in s.events {
+                assert_eq!(s.host.event(name), *event);
+            }
+            assert_eq!(s.host.event("NoSuchEvent"), Event::Other);
+            assert!(
+                s.runs_async || s.hooks.iter().all(|h| !h.is_async),
+                "{}",
+                s.slug
+            );
+            for h in s.hooks {
+                assert_ne!(s.host.event(h.event), Event::Other, "{}", h.event);
+            }
+        }
+    }
+
+    #[test]
+    fn session_log_names() {
+        let codex = Host::Codex.spec();
+        let id = "0199a213-81c0-7800-8aa1-bbab2a035a53";
+        assert_eq!(
+            (codex.session_of_log)(Path::new(&format!(
+                "/s/rollout-2026-01-01T00-00-00-{id}.jsonl"
+            ))),
+            Some(id.to_string())
+        );
+        assert_eq!((codex.session_of_log)(Path::new("/s/other.jsonl")), None);
+        let claude = Host::ClaudeCode.spec();
+        assert_eq!(
+            (claude.session_of_log)(Path::new("/p/abc.jsonl")),
+            Some("abc".into())
+        );
+        assert_eq!((claude.session_of_log)(Path::new("/p/abc.json")), None);
+    }
+}
