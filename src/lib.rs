@@ -13,6 +13,8 @@
 //! before clap runs so the per-call cost stays at process start-up plus the work itself.
 
 pub mod app;
+#[cfg(test)]
+mod architecture;
 pub mod cli;
 pub mod config;
 pub mod demo;
