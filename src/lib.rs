@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod derive;
+pub mod digest;
 pub mod doctor;
 pub mod error;
 pub mod guard;

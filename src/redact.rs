@@ -13,7 +13,7 @@
 //! user information (passwords holding `/`, `:` or `@` included); `Authorization` headers of
 //! any scheme and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure client secrets and
 //! SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
-//! webhooks, Stripe, OpenAI, Anthropic, npm, PyPI, Hugging Face, `SendGrid`, `DigitalOcean`,
+//! webhooks, Stripe, `OpenAI`, Anthropic, npm, `PyPI`, Hugging Face, `SendGrid`, `DigitalOcean`,
 //! Vault, Databricks, age, …); secret-named values in every syntax (`NAME=v`, `"name": "v"`,
 //! `'name': 'v'`, `name: v`, `--name v`, query strings, conninfo, ODBC `Pwd=`), where a secret
 //! name ends in SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, KEY or CREDENTIAL(S), or in

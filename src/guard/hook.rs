@@ -34,7 +34,7 @@ use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::audit::{AuditFired, AuditRecord};
 use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::hook::{self, HookEvent, Host, Response};
-use crate::rules::layers::{LayerPaths, sha256_hex};
+use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
 
 /// Settings of one hook run, read from the environment.
@@ -276,7 +276,10 @@ fn decision_record(
         decision: verdict.as_str().to_string(),
         winner: decision.winner.clone(),
         ruleset_hash: rules.content_hash(),
-        command_sha256: has_command.then(|| sha256_hex(command.as_bytes())),
+        // Keyed, over the redacted command: `crate::digest`.
+        command_sha256: has_command
+            .then(|| crate::digest::keyed(&store_dir(&ctx.home), &command))
+            .flatten(),
         command_preview: has_command.then(|| crate::redact::preview(&command)),
         error: error.map(|e| crate::redact::redact_capped(e, 500)),
         acs,
@@ -311,6 +314,13 @@ fn base_record(ctx: &Context, event: Option<&HookEvent>) -> AuditRecord {
             warnings: Vec::new(),
         },
     }
+}
+
+/// The directory of the store (where its digest key lives).
+fn store_dir(home: &Home) -> PathBuf {
+    let db = home.db_path();
+    db.parent()
+        .map_or_else(|| home.dir.clone(), Path::to_path_buf)
 }
 
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {

@@ -184,10 +184,22 @@ fn secrets_never_reach_the_store() {
     let preview = r["command_preview"].as_str().unwrap();
     assert!(preview.contains("***"), "{preview}");
     assert!(preview.starts_with("AWS_KEY=*** curl"), "{preview}");
-    let sha = hex(&Sha256::digest(command.as_bytes()));
-    assert_eq!(
-        r["command_sha256"], sha,
-        "the hash covers the full, unredacted command"
+    // The digest is keyed (the install's 0600 key) and taken over the redacted command:
+    // neither the plain SHA-256 of the command nor of any guess at its secrets.
+    let key = std::fs::read_to_string(env.home_path().join("digest.key")).unwrap();
+    let key: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&key.trim()[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let redacted = callus::redact::redact(&command);
+    let want = hex(&callus::digest::hmac_sha256(&key, redacted.as_bytes()));
+    assert_eq!(r["command_sha256"], want);
+    assert_ne!(
+        r["command_sha256"],
+        hex(&Sha256::digest(command.as_bytes()))
+    );
+    assert_ne!(
+        r["command_sha256"],
+        hex(&Sha256::digest(redacted.as_bytes()))
     );
     // Nothing of the secrets anywhere in the store file (record, columns, WAL).
     let mut raw = Vec::new();
