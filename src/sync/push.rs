@@ -64,6 +64,7 @@ pub fn run(args: &SyncPushArgs) -> Result<Exit> {
             )));
         }
     };
+    url.refuse_password_on_command_line(&args.db)?;
     let origin = origin::resolve(args.origin.as_deref())?;
     let home = Home::from_env();
     let path = home.db_path();

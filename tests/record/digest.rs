@@ -39,7 +39,9 @@ fn a_stored_digest_is_no_password_oracle() {
     record(&env, &pre("toolu_d1", command));
     let stored = digest(&env, "toolu_d1");
     assert_eq!(stored.len(), 64, "{stored}");
-    let wordlist = ["password", "123456", "hunter2", "letmein", "secret", "***", ""];
+    let wordlist = [
+        "password", "123456", "hunter2", "letmein", "secret", "***", "",
+    ];
     for word in wordlist {
         let guess = command.replace("hunter2", word);
         assert_ne!(
