@@ -325,7 +325,9 @@ fn store_dir(home: &Home) -> PathBuf {
 
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
     let path = home.db_path();
-    let conn = crate::store::open(&path)?;
+    // A store busy past the hook timeout is an internal error under the fail policy (closed:
+    // the call is blocked), not a wait on another process.
+    let conn = crate::store::open_for_hook(&path)?;
     super::audit::append(&conn, record)?;
     // The record is committed; a checkpoint that fails now is the next writer's job.
     let _ = crate::store::trim_wal(&conn, &path);
