@@ -476,3 +476,32 @@ fn an_empty_team_database_says_push_first() {
         stderr(&out)
     );
 }
+
+#[test]
+fn no_form_of_the_corpus_reaches_the_team_store() {
+    let Some(pg) = server() else { return };
+    let url = pg.create_db();
+    let env = team_env();
+    let forms = crate::record::redaction::forms();
+    for (i, (_, _, text)) in forms.iter().enumerate() {
+        fail(
+            &env,
+            &format!("toolu_c{i}"),
+            text,
+            &format!("Exit code 1\nerror: rejected {text}"),
+        );
+    }
+    let summary = push(&env, &url, "me@box");
+    assert_eq!(
+        counts(&summary, "tool_calls").1,
+        forms.len() as u64,
+        "{summary}"
+    );
+    let dump = pg.dump(&url);
+    let leaked: Vec<&str> = forms
+        .iter()
+        .filter(|(_, secret, _)| dump.contains(secret.as_str()))
+        .map(|(kind, _, _)| kind.as_str())
+        .collect();
+    assert!(leaked.is_empty(), "reached PostgreSQL verbatim: {leaked:?}");
+}

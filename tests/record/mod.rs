@@ -8,6 +8,7 @@ mod busy;
 mod digest;
 mod hook;
 mod import;
+pub(crate) mod redaction;
 mod robustness;
 
 use std::path::{Path, PathBuf};
