@@ -8,9 +8,10 @@
 //! once, identical messages de-duplicated. Monitor-only is allow (but audited).
 //!
 //! The I/O around it lives in [`hook`] (the `PreToolUse` entry point), [`audit`] (the hash
-//! chain) and [`commands`] (`guard check`, `guard test`, `guard audit`).
+//! chain; [`anchor`] keeps its head outside the store) and [`commands`] (`guard check`, `guard test`, `guard audit`).
 
 pub mod acs;
+pub mod anchor;
 pub mod audit;
 pub mod commands;
 pub mod hook;
