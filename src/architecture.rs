@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 const RANKS: &[(&str, u8)] = &[
     // basics every stage may use
     ("error", 0),
-    ("digest", 0),
     ("output", 0),
     ("window", 0),
     ("redact", 0),
+    ("digest", 1),
     ("config", 1),
     ("runtime", 2),
     ("host", 3),
@@ -97,7 +97,7 @@ fn paths(code: &str) -> Vec<Vec<String>> {
             continue;
         }
         let end = path_end(rest);
-        expand(&rest[..end], &mut Vec::new(), &mut out);
+        expand(&rest[..end], &[], &mut out);
         i += end.max(1);
     }
     out
@@ -123,12 +123,12 @@ fn path_end(s: &str) -> usize {
     s.len()
 }
 
-fn expand(path: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+fn expand(path: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
     let (head, group) = match path.find('{') {
         Some(i) => (&path[..i], Some(&path[i + 1..path.len().saturating_sub(1)])),
         None => (path, None),
     };
-    let mut full = prefix.clone();
+    let mut full = prefix.to_vec();
     full.extend(
         head.split("::")
             .map(str::trim)
@@ -164,7 +164,7 @@ fn expand(path: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
         if item.is_empty() || item == "self" {
             out.push(full.clone());
         } else {
-            expand(item, &mut full.clone(), out);
+            expand(item, &full, out);
         }
     }
 }

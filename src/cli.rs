@@ -134,12 +134,25 @@ pub struct PruneArgs {
 /// Subcommands of `callus guard audit`.
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Walk the chain; exit 0 if intact, 1 naming the first bad record
+    /// Walk the chain and check it against its anchors; exit 0 if intact or unanchored
+    /// (said so), 1 naming the first bad record
     Verify {
         /// Also require the record SEQ to carry HASH (an anchor kept elsewhere).
         #[arg(long, value_name = "SEQ:HASH")]
         expect_head: Option<String>,
+        /// Check against the anchors in FILE (repeatable; default: every file `anchor` wrote).
+        #[arg(long, value_name = "FILE")]
+        anchor: Vec<PathBuf>,
         /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Append the chain's head to FILE, outside `$CALLUS_HOME`, for later verifications
+    Anchor {
+        /// The anchor file (appended to; created 0600).
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+        /// Print the anchor as JSON.
         #[arg(long)]
         json: bool,
     },

@@ -94,6 +94,12 @@ pub fn run(args: &DemoArgs) -> Result<Exit> {
     demo.show(&["guard", "test", "--", "rm", "-rf", "/"], None)?;
 
     stage("5. AUDIT — every decision is on a hash chain");
+    // The head, kept outside the store: what lets verify see a rewrite or a truncation.
+    let anchor = root.join("audit-anchor.jsonl");
+    demo.show(
+        &["guard", "audit", "anchor", "--to", path_str(&anchor)],
+        None,
+    )?;
     demo.show(&["guard", "audit", "verify"], None)?;
     demo.show(&["guard", "audit", "tail", "-n", "3"], None)?;
 

@@ -11,6 +11,14 @@ use serde_json::{Value, json};
 use crate::common::{Env, json, stderr, stdout};
 use server::server;
 
+/// A fresh home whose runs give `psql` the server's password in `PGPASSWORD` (callus refuses
+/// a password on its own command line).
+fn team_env() -> Env {
+    let mut env = Env::new();
+    env.var("PGPASSWORD", server::PASSWORD);
+    env
+}
+
 /// A Claude Code hook payload from the recorder's fixtures, re-aimed at one call.
 fn event(kind: &str, id: &str, session: &str, command: &str) -> Value {
     let file = match kind {
@@ -98,7 +106,7 @@ fn assert_team_note(out: &std::process::Output, origins: u32) {
 fn two_origins_reach_a_candidate_neither_reaches_alone() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let (alice, bob, lead) = (Env::new(), Env::new(), Env::new());
+    let (alice, bob, lead) = (team_env(), team_env(), team_env());
     for (env, tag) in [(&alice, "a"), (&bob, "b")] {
         fail(
             env,
@@ -158,7 +166,7 @@ fn two_origins_reach_a_candidate_neither_reaches_alone() {
 fn pushing_twice_adds_nothing_and_a_settled_call_updates() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let env = Env::new();
+    let env = team_env();
     record(&env, &event("PreToolUse", "toolu_slow", "s1", "make test"));
     fail(
         &env,
@@ -205,7 +213,7 @@ fn pushing_twice_adds_nothing_and_a_settled_call_updates() {
 fn no_secret_reaches_the_team_store() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let env = Env::new();
+    let env = team_env();
     fail(
         &env,
         "toolu_secret",
@@ -246,7 +254,7 @@ fn no_secret_reaches_the_team_store() {
 fn report_and_prune_read_every_origins_firings_and_the_chains_stay_whole() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let (alice, bob, lead) = (Env::new(), Env::new(), Env::new());
+    let (alice, bob, lead) = (team_env(), team_env(), team_env());
     guarded(&alice, "toolu_ga");
     guarded(&alice, "toolu_ga2");
     guarded(&bob, "toolu_gb");
@@ -292,7 +300,7 @@ fn report_and_prune_read_every_origins_firings_and_the_chains_stay_whole() {
 fn a_restarted_chain_under_the_same_origin_is_refused_whole() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let (first, second) = (Env::new(), Env::new());
+    let (first, second) = (team_env(), team_env());
     guarded(&first, "toolu_one");
     push(&first, &url, "shared@box");
     guarded(&second, "toolu_two");
@@ -327,18 +335,16 @@ fn a_restarted_chain_under_the_same_origin_is_refused_whole() {
 fn bad_credentials_and_an_unreachable_server_are_one_line_exit_4_without_the_password() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let env = Env::new();
+    let env = team_env();
     fail(
         &env,
         "toolu_x",
         "ls /x",
         "Exit code 2\nls: cannot access '/x'",
     );
-    let name = url.split("@/").nth(1).unwrap().split('?').next().unwrap();
-    let wrong = pg.url(name, "wrong-pw-9d2c");
-    let unreachable = "postgres://alice:s3cretpw-41@127.0.0.1:1/team";
+    let unreachable = "postgres://alice@127.0.0.1:1/team";
     for (db, secret) in [
-        (wrong.as_str(), "wrong-pw-9d2c"),
+        (url.as_str(), "wrong-pw-9d2c"),
         (unreachable, "s3cretpw-41"),
     ] {
         for args in [
@@ -346,7 +352,9 @@ fn bad_credentials_and_an_unreachable_server_are_one_line_exit_4_without_the_pas
             vec!["derive", "--db", db],
             vec!["record", "stats", "--db", db],
         ] {
-            let out = env.run(&args, b"");
+            let mut cmd = env.cmd(&args);
+            cmd.env("PGPASSWORD", secret);
+            let out = crate::common::run_cmd(cmd, b"");
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
             assert_eq!(
@@ -367,8 +375,50 @@ fn bad_credentials_and_an_unreachable_server_are_one_line_exit_4_without_the_pas
 }
 
 #[test]
+fn a_password_on_the_command_line_is_refused_and_the_environment_works() {
+    let Some(pg) = server() else { return };
+    let url = pg.create_db();
+    let name = url.split("@/").nth(1).unwrap().split('?').next().unwrap();
+    let with_password = pg.url(name, server::PASSWORD);
+    let env = Env::new();
+    fail(
+        &env,
+        "toolu_argv",
+        "ls /x",
+        "Exit code 2\nls: cannot access '/x'",
+    );
+    for args in [
+        vec!["sync", "push", "--db", with_password.as_str()],
+        vec!["record", "stats", "--db", with_password.as_str()],
+        vec!["derive", "--db", with_password.as_str()],
+        vec!["guard", "prune", "--db", with_password.as_str()],
+        vec!["report", "--db", with_password.as_str()],
+    ] {
+        let out = env.run(&args, b"");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.contains("PGPASSWORD"), "{err}");
+        assert!(!err.contains(server::PASSWORD), "{err}");
+    }
+    let joined = format!("--db={with_password}");
+    let out = env.run(&["sync", "push", &joined], b"");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        pg.psql(&url, "SELECT to_regclass('callus.tool_calls') IS NULL"),
+        "t",
+        "nothing was pushed"
+    );
+    // The same URL from the environment: no argv, and the push goes through.
+    let mut cmd = env.cmd(&["sync", "push", "--json"]);
+    cmd.env("CALLUS_SYNC_DB", &with_password);
+    let out = crate::common::run_cmd(cmd, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains(server::PASSWORD));
+}
+
+#[test]
 fn psql_missing_from_path_is_exit_3() {
-    let mut env = Env::new();
+    let mut env = team_env();
     fail(
         &env,
         "toolu_x",
@@ -377,14 +427,10 @@ fn psql_missing_from_path_is_exit_3() {
     );
     let empty = tempfile::tempdir().unwrap();
     env.var("PATH", &empty.path().display().to_string());
+    env.var("PGPASSWORD", "pw-never-shown");
     for args in [
-        vec![
-            "sync",
-            "push",
-            "--db",
-            "postgres://u:pw-never-shown@db/team",
-        ],
-        vec!["derive", "--db", "postgres://u:pw-never-shown@db/team"],
+        vec!["sync", "push", "--db", "postgres://u@db/team"],
+        vec!["derive", "--db", "postgres://u@db/team"],
     ] {
         let out = env.run(&args, b"");
         let err = stderr(&out);
@@ -397,7 +443,7 @@ fn psql_missing_from_path_is_exit_3() {
 
 #[test]
 fn a_db_path_is_that_sqlite_store_and_push_needs_a_url() {
-    let (machine, other) = (Env::new(), Env::new());
+    let (machine, other) = (team_env(), team_env());
     fail(
         &machine,
         "toolu_x",
@@ -422,11 +468,40 @@ fn a_db_path_is_that_sqlite_store_and_push_needs_a_url() {
 fn an_empty_team_database_says_push_first() {
     let Some(pg) = server() else { return };
     let url = pg.create_db();
-    let out = Env::new().run(&["derive", "--db", &url], b"");
+    let out = team_env().run(&["derive", "--db", &url], b"");
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("no team evidence"),
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn no_form_of_the_corpus_reaches_the_team_store() {
+    let Some(pg) = server() else { return };
+    let url = pg.create_db();
+    let env = team_env();
+    let forms = crate::record::redaction::forms();
+    for (i, (_, _, text)) in forms.iter().enumerate() {
+        fail(
+            &env,
+            &format!("toolu_c{i}"),
+            text,
+            &format!("Exit code 1\nerror: rejected {text}"),
+        );
+    }
+    let summary = push(&env, &url, "me@box");
+    assert_eq!(
+        counts(&summary, "tool_calls").1,
+        forms.len() as u64,
+        "{summary}"
+    );
+    let dump = pg.dump(&url);
+    let leaked: Vec<&str> = forms
+        .iter()
+        .filter(|(_, secret, _)| dump.contains(secret.as_str()))
+        .map(|(kind, _, _)| kind.as_str())
+        .collect();
+    assert!(leaked.is_empty(), "reached PostgreSQL verbatim: {leaked:?}");
 }

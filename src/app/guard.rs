@@ -211,33 +211,32 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
         };
     };
     match cmd {
-        AuditCommand::Verify { expect_head, json } => {
-            let v = audit::verify(&conn, expect_head.as_deref())?;
-            let ok = v.broken.is_none();
-            if *json {
-                print_json(&json!({
-                    "ok": ok,
-                    "records": v.records,
-                    "head": v.head,
-                    "broken_at": v.broken.as_ref().map(|b| b.0),
-                    "problem": v.broken.as_ref().map(|b| &b.1),
-                }));
-            } else if let Some((seq, why)) = &v.broken {
+        AuditCommand::Verify {
+            expect_head,
+            anchor,
+            json,
+        } => verify(home, &db, &conn, expect_head.as_deref(), anchor, *json),
+        AuditCommand::Anchor { to, json } => {
+            let v = audit::verify(&conn, None)?;
+            if let Some((seq, why)) = &v.broken {
                 println!(
-                    "TAMPERED — chain breaks at record {seq}: {why} ({})",
+                    "TAMPERED — chain breaks at record {seq}: {why} ({}); not anchoring it",
                     db.display()
                 );
-            } else if v.records == 0 {
-                println!("OK — chain empty ({})", db.display());
+                return Ok(Exit::Problem);
+            }
+            let a = crate::store::anchor::write(home, &db, v.head.as_deref(), to)?;
+            if *json {
+                print_json(&json!({"seq": a.seq, "hash": a.hash, "file": a.file}));
             } else {
                 println!(
-                    "OK — chain intact, {} record(s), head {} ({})",
-                    v.records,
-                    v.head.as_deref().unwrap_or("-"),
-                    db.display()
+                    "anchored record {} ({}) in {}",
+                    a.seq,
+                    a.hash,
+                    a.file.display()
                 );
             }
-            Ok(if ok { Exit::Ok } else { Exit::Problem })
+            Ok(Exit::Ok)
         }
         AuditCommand::Tail { n, json } => {
             let records = audit::tail(&conn, *n)?;
@@ -284,4 +283,87 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
             Ok(Exit::Ok)
         }
     }
+}
+
+/// `guard audit verify`: the chain on its own, then against its anchors.
+fn verify(
+    home: &Home,
+    db: &std::path::Path,
+    conn: &rusqlite::Connection,
+    expect_head: Option<&str>,
+    anchor_files: &[std::path::PathBuf],
+    json: bool,
+) -> Result<Exit> {
+    let v = audit::verify(conn, expect_head)?;
+    let files = if anchor_files.is_empty() {
+        crate::store::anchor::remembered(home)
+    } else {
+        anchor_files.to_vec()
+    };
+    let standing = crate::store::anchor::check(conn, db, &files)?;
+    let broken = v
+        .broken
+        .clone()
+        .or_else(|| standing.broken.clone())
+        .or_else(|| {
+            standing
+                .unreadable
+                .first()
+                .map(|why| (0, format!("anchor file unreadable: {why}")))
+        });
+    let status = match (&broken, &standing.latest) {
+        (Some(_), _) => "broken",
+        (None, None) => "unanchored",
+        (None, Some(_)) => "intact",
+    };
+    if json {
+        print_json(&json!({
+            "ok": broken.is_none(),
+            "status": status,
+            "records": v.records,
+            "head": v.head,
+            "broken_at": broken.as_ref().map(|b| b.0),
+            "problem": broken.as_ref().map(|b| &b.1),
+            "anchor": standing.latest,
+            "since_anchor": standing.since_anchor,
+            "anchor_files": standing.files,
+        }));
+    } else if let Some((seq, why)) = &broken {
+        println!(
+            "TAMPERED — chain breaks at record {seq}: {why} ({})",
+            db.display()
+        );
+    } else if let Some(a) = &standing.latest {
+        let since = match standing.since_anchor {
+            0 => String::new(),
+            n => format!("; {n} record(s) since, not yet anchored"),
+        };
+        println!(
+            "OK — chain intact, {} record(s), head {}, anchored at record {} in {}{since} ({})",
+            v.records,
+            v.head.as_deref().unwrap_or("-"),
+            a.seq,
+            a.file.display(),
+            db.display()
+        );
+    } else {
+        let what = match v.records {
+            0 => "chain empty".to_string(),
+            n => format!(
+                "chain consistent, {n} record(s), head {}",
+                v.head.as_deref().unwrap_or("-")
+            ),
+        };
+        println!(
+            "UNANCHORED — {what} ({}); nothing outside the store vouches for it, so a \
+             rewrite, a truncation or an emptied table would look the same: keep the head \
+             elsewhere with `callus guard audit anchor --to FILE`",
+            db.display()
+        );
+    }
+    Ok(if broken.is_none() {
+        Exit::Ok
+    } else {
+        Exit::Problem
+    })
 }

@@ -26,10 +26,9 @@
 //! follows the policy.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::{FailPolicy, Home};
-use crate::digest::sha256_hex;
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::{Decision, Verdict, agent_text, decide};
 use crate::host::Event;
@@ -246,7 +245,10 @@ fn decision_record(
         decision: verdict.as_str().to_string(),
         winner: decision.winner.clone(),
         ruleset_hash: rules.content_hash(),
-        command_sha256: has_command.then(|| sha256_hex(command.as_bytes())),
+        // Keyed, over the redacted command: `crate::digest`.
+        command_sha256: has_command
+            .then(|| crate::digest::keyed(&store_dir(&ctx.home), &command))
+            .flatten(),
         command_preview: has_command.then(|| crate::redact::preview(&command)),
         error: error.map(|e| crate::redact::redact_capped(e, 500)),
         acs,
@@ -283,9 +285,18 @@ fn base_record(ctx: &Context, event: Option<&HookEvent>) -> AuditRecord {
     }
 }
 
+/// The directory of the store (where its digest key lives).
+fn store_dir(home: &Home) -> PathBuf {
+    let db = home.db_path();
+    db.parent()
+        .map_or_else(|| home.dir.clone(), Path::to_path_buf)
+}
+
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
     let path = home.db_path();
-    let conn = crate::store::open(&path)?;
+    // A store busy past the hook timeout is an internal error under the fail policy (closed:
+    // the call is blocked), not a wait on another process.
+    let conn = crate::store::open_for_hook(&path)?;
     crate::store::audit::append(&conn, record)?;
     // The record is committed; a checkpoint that fails now is the next writer's job.
     let _ = crate::store::trim_wal(&conn, &path);

@@ -6,7 +6,9 @@
 //! open (migrations only when behind) and one `BEGIN IMMEDIATE` transaction of a few small
 //! statements; the connection is not even closed (the exit releases its locks, and it would
 //! not checkpoint). Once the WAL passes `store::WAL_TRIM_BYTES` the writer also empties it
-//! (`store::trim_wal`), so the next process does not have to re-read it.
+//! (`store::trim_wal`), so the next process does not have to re-read it. A store still busy
+//! after `store::HOOK_BUSY_TIMEOUT` (or not writable at all) does not lose the event: it
+//! goes to the spool (`super::spool`), which the next successful write merges.
 //!
 //! Events (both hosts):
 //! - `PreToolUse`: the call's row, `pending`, with its start time.
@@ -96,18 +98,45 @@ pub(crate) fn record_event(
     if observed.is_none() && event.session_id.is_empty() {
         return (None, Ok(())); // nothing to record: do not even open the store
     }
-    let stored = (|| {
-        let db = home.db_path();
-        let conn = crate::store::open(&db)?;
-        write(&conn, event, host, observed.as_ref().map(|o| &o.call), now)?;
-        crate::store::trim_wal(&conn, &db)?;
-        // The write is committed and the process exits next: closing would only free memory
-        // and release file locks and mappings that the exit releases anyway (~5% of a hook
-        // call). Connections never checkpoint on close, so nothing else is skipped.
-        std::mem::forget(conn);
-        Ok(())
-    })();
+    let db = home.db_path();
+    let call = observed.as_ref().map(|o| &o.call);
+    let written = crate::store::open_for_hook(&db).and_then(|conn| {
+        write(&conn, event, host, call, now)?;
+        Ok(conn)
+    });
+    let stored = match written {
+        Ok(conn) => {
+            // The store takes writes again: bring in what waited in the spool.
+            super::spool::merge(home, &conn, store_event);
+            let trimmed = crate::store::trim_wal(&conn, &db);
+            // The write is committed and the process exits next: closing would only free
+            // memory and release file locks and mappings that the exit releases anyway (~5%
+            // of a hook call). Connections never checkpoint on close, so nothing is skipped.
+            std::mem::forget(conn);
+            trimmed
+        }
+        // Never drop the event: it waits in the spool for the next successful write.
+        Err(e) => match super::spool::keep(home, event, now) {
+            Ok(_) if super::spool::is_busy(&e) => Ok(()),
+            Ok(_) => Err(Error::Invalid(format!("{e}; the event waits in the spool"))),
+            Err(spool) => Err(Error::Invalid(format!(
+                "{e}; and it could not be spooled: {spool}"
+            ))),
+        },
+    };
     (observed.and_then(|o| o.result_text), stored)
+}
+
+/// Store `event` (observed at `now`) as the hook would: a spooled event's replay.
+pub(super) fn store_event(conn: &Connection, event: &HookEvent, now: i64) -> Result<()> {
+    let observed = observe(event, event.host, now);
+    write(
+        conn,
+        event,
+        event.host,
+        observed.as_ref().map(|o| &o.call),
+        now,
+    )
 }
 
 /// A tool event's call, and the result text to scan.

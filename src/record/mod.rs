@@ -19,6 +19,7 @@ mod rollout_tail;
 mod rows;
 mod shape;
 mod signature;
+mod spool;
 pub mod stats;
 mod summary;
 

@@ -132,7 +132,7 @@ impl<'c> CallWriter<'c> {
 
     /// Redact, shape, sign and store `call`, merged into any row already stored for it.
     pub(crate) fn write(&mut self, call: &Call) -> Result<()> {
-        let row = stored_form(call);
+        let row = stored_form(self.conn, call);
         // A pending call is usually the first sight of its id: try the insert alone.
         if (self.insert_first || row.status == Status::Pending) && self.insert(&row)? {
             return Ok(());
@@ -220,7 +220,7 @@ impl<'c> CallWriter<'c> {
 
 /// `call` as it would be stored new: command (or input summary) and error redacted and
 /// capped, shape and signature computed from the redacted text, times completed.
-fn stored_form(call: &Call) -> Row<'_> {
+fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
     let command = summary::summary(&call.tool, &call.input)
         .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
     let settled_badly = matches!(
@@ -239,7 +239,9 @@ fn stored_form(call: &Call) -> Row<'_> {
         None
     };
     let shape = shape::shape(&call.tool, shape_command, error.as_deref());
-    let input_sha256 = summary::input_sha256(&call.tool, &call.input);
+    // Keyed, over the redacted text (never a plain SHA-256 of a secret): `crate::digest`.
+    let input_sha256 = summary::digest_text(&call.tool, &call.input)
+        .and_then(|t| crate::digest::keyed_for(conn, raw_cut(&t)));
     let started_ms = call
         .started_ms
         .or_else(|| call.ended_ms.zip(call.duration_ms).map(|(end, d)| end - d));
@@ -498,7 +500,7 @@ mod tests {
             AND tool_calls.status IN ('success', 'failure'))))";
 
     fn oracle_write(conn: &Connection, call: &Call) {
-        let r = stored_form(call);
+        let r = stored_form(conn, call);
         conn.execute(
             &ORACLE_UPSERT.replace("TAKE", ORACLE_TAKE),
             params![

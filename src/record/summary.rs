@@ -10,7 +10,6 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::shape::is_shell_tool;
-use crate::digest::sha256_hex;
 
 /// The shell command of a shell tool's input: `command` as a string, or an argv array
 /// (older Codex `shell`), where `bash -lc SCRIPT` is taken as `SCRIPT`.
@@ -120,19 +119,20 @@ pub(crate) fn patch_targets(patch: &str) -> String {
     }
 }
 
-/// SHA-256 of the input: of the command for shell tools (so a hook row, a transcript row
-/// and a rollout row of the same call agree), else of the input's JSON.
+/// The text an input's digest is taken over: the command for shell tools (so a hook row, a
+/// transcript row and a rollout row of the same call agree), else the input's JSON. The
+/// digest itself is keyed and taken after redaction (`crate::digest`).
 #[must_use]
-pub(crate) fn input_sha256(tool: &str, input: &Value) -> Option<String> {
+pub(crate) fn digest_text<'a>(tool: &str, input: &'a Value) -> Option<std::borrow::Cow<'a, str>> {
     if is_shell_tool(tool) {
-        return command(input).map(|c| sha256_hex(c.as_bytes()));
+        return command(input);
     }
     if input.is_null() {
         return None;
     }
     serde_json::to_string(input)
         .ok()
-        .map(|s| sha256_hex(s.as_bytes()))
+        .map(std::borrow::Cow::Owned)
 }
 
 #[cfg(test)]
@@ -174,19 +174,11 @@ mod tests {
     }
 
     #[test]
-    fn shell_hash_is_the_commands_sha256() {
-        // FIPS 180-2 test vector for "abc".
-        assert_eq!(
-            input_sha256("Bash", &json!({"command": "abc"})).unwrap(),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
-
-    #[test]
-    fn shell_hash_ignores_the_description() {
+    fn shell_digest_text_is_the_command_alone() {
         let a = json!({"command": "ls", "description": "one"});
         let b = json!({"command": "ls"});
-        assert_eq!(input_sha256("Bash", &a), input_sha256("Bash", &b));
-        assert_ne!(input_sha256("Read", &a), input_sha256("Read", &b));
+        assert_eq!(digest_text("Bash", &a).as_deref(), Some("ls"));
+        assert_eq!(digest_text("Bash", &a), digest_text("Bash", &b));
+        assert_ne!(digest_text("Read", &a), digest_text("Read", &b));
     }
 }

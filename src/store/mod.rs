@@ -12,6 +12,7 @@
 //! Writers therefore call [`trim_wal`] after committing, which truncates the WAL once it
 //! passes [`WAL_TRIM_BYTES`].
 
+pub mod anchor;
 pub mod audit;
 pub mod audit_query;
 pub mod evidence;
@@ -30,8 +31,22 @@ pub use migrate::{MIGRATIONS, current_version, migrate};
 /// How long a writer waits for another to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a hook (`callus record`, `callus guard`) waits for a busy store: past it the
+/// recorder spools the event (`record::spool`) and the guard's audit append is an internal
+/// error under the fail policy, so neither keeps the agent waiting on another process.
+pub const HOOK_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Open (creating if needed) the store at `path` and bring its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
+    open_waiting(path, BUSY_TIMEOUT)
+}
+
+/// [`open`] for a hook: waits at most [`HOOK_BUSY_TIMEOUT`] for a busy store.
+pub fn open_for_hook(path: &Path) -> Result<Connection> {
+    open_waiting(path, HOOK_BUSY_TIMEOUT)
+}
+
+fn open_waiting(path: &Path, busy: Duration) -> Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         crate::config::ensure_private_dir(dir)?;
     }
@@ -41,7 +56,7 @@ pub fn open(path: &Path) -> Result<Connection> {
     }
     let conn =
         Connection::open(path).map_err(|e| Error::sql(format!("open {}", path.display()), e))?;
-    configure(&conn)?;
+    configure(&conn, busy)?;
     migrate(&conn)?;
     Ok(conn)
 }
@@ -57,15 +72,15 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
 /// An in-memory store with the full schema (tests).
 pub fn open_in_memory() -> Result<Connection> {
     let conn = Connection::open_in_memory().map_err(|e| Error::sql("open in memory", e))?;
-    configure(&conn)?;
+    configure(&conn, BUSY_TIMEOUT)?;
     migrate(&conn)?;
     Ok(conn)
 }
 
-fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)
+fn configure(conn: &Connection, busy: Duration) -> Result<()> {
+    conn.busy_timeout(busy)
         .map_err(|e| Error::sql("set busy timeout", e))?;
-    enable_wal(conn)?;
+    enable_wal(conn, busy)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| Error::sql("set synchronous", e))?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
@@ -77,15 +92,15 @@ fn configure(conn: &Connection) -> Result<()> {
 /// switching modes takes a lock `SQLite` does not wait for (no busy handler), so setting it on
 /// every open made a hook fail with "database is locked" when another process held the
 /// store at that moment (seen with eight concurrent hooks under load). The switch itself,
-/// needed once per store, is retried until [`BUSY_TIMEOUT`].
-fn enable_wal(conn: &Connection) -> Result<()> {
+/// needed once per store, is retried until the busy timeout.
+fn enable_wal(conn: &Connection, busy: Duration) -> Result<()> {
     // In-memory stores (tests) stay `memory`.
     let done = |m: &str| m.eq_ignore_ascii_case("wal") || m.eq_ignore_ascii_case("memory");
     let current = conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0));
     if current.is_ok_and(|m| done(&m)) {
         return Ok(());
     }
-    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let deadline = std::time::Instant::now() + busy;
     let mut pause = Duration::from_millis(1);
     loop {
         let outcome = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0));

@@ -46,6 +46,7 @@ pub fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
         None => Ok(Evidence::Local(home.db_path())),
         Some(Target::Sqlite(path)) => Ok(Evidence::Local(path)),
         Some(Target::Postgres(url)) => {
+            url.refuse_password_on_command_line(db.unwrap_or_default())?;
             let copy = pull::pull(&url)?;
             eprintln!(
                 "callus: team-wide evidence from {}: {} origin(s), {} tool call(s), {} audit record(s)",

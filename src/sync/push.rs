@@ -64,6 +64,7 @@ pub fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
             )));
         }
     };
+    url.refuse_password_on_command_line(&args.db)?;
     let origin = origin::resolve(args.origin.as_deref())?;
     let path = home.db_path();
     let conn = crate::store::open_existing(&path)?.ok_or_else(|| {

@@ -7,7 +7,8 @@
 //! read (`/proc/PID/environ` is private to the owner, `/proc/PID/cmdline` is not). The split
 //! follows libpq's own URI grammar: the user information ends at the first `@` before any
 //! `/`, the password is after its first `:`, percent-encoded; a `password=` query parameter
-//! is moved out the same way.
+//! is moved out the same way. A password that came on callus's own command line is refused
+//! ([`PgUrl::refuse_password_on_command_line`]): by then `ps` has shown it.
 
 use std::path::PathBuf;
 
@@ -115,6 +116,30 @@ impl PgUrl {
     #[must_use]
     pub fn shown(&self) -> String {
         crate::redact::redact(&self.conninfo).into_owned()
+    }
+
+    /// Refuse a URL whose password reached callus on its own command line (`raw` is the
+    /// `--db` value as given): `/proc/PID/cmdline` is readable by every local user, so `ps`
+    /// shows it for as long as the push runs. From the environment (`CALLUS_SYNC_DB`) or
+    /// without a password (libpq then reads `PGPASSWORD` or `~/.pgpass`) it is fine.
+    pub fn refuse_password_on_command_line(&self, raw: &str) -> crate::Result<()> {
+        let raw = raw.trim();
+        let on_argv = || {
+            std::env::args_os().skip(1).any(|a| {
+                a.as_encoded_bytes()
+                    .windows(raw.len())
+                    .any(|w| w == raw.as_bytes())
+            })
+        };
+        if self.password.is_none() || raw.is_empty() || !on_argv() {
+            return Ok(());
+        }
+        Err(crate::Error::Invalid(format!(
+            "--db {}: a password on callus's command line is visible to every local user \
+             (`ps`); give the URL without it and put the password in PGPASSWORD or \
+             ~/.pgpass (for `sync push`, the whole URL may also come from CALLUS_SYNC_DB)",
+            self.shown()
+        )))
     }
 
     /// The password the URL carried, if any (for `PGPASSWORD`).

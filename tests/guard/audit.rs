@@ -1,6 +1,8 @@
 //! The audit chain through the real binary: concurrent hooks extend one chain, tampering with
-//! any field of a record is found at that record, `--expect-head` anchors the head, a missing
-//! store is not "intact", secrets never reach the store, and the `--json`/`--jsonl` shapes.
+//! any field of a record is found at that record, `--expect-head` anchors the head, an anchor
+//! outside the store catches a rewrite with recomputed hashes, a truncation and an emptied
+//! chain (and an unanchored chain is never called intact), a missing store is not "intact",
+//! secrets never reach the store, and the `--json`/`--jsonl` shapes.
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -55,7 +57,7 @@ fn eight_concurrent_hooks_append_one_intact_chain_and_any_tampering_is_found() {
     let out = env.run(&["guard", "audit", "verify"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
-        stdout(&out).starts_with("OK — chain intact, 800 record(s), head 800:"),
+        stdout(&out).starts_with("UNANCHORED — chain consistent, 800 record(s), head 800:"),
         "{}",
         stdout(&out)
     );
@@ -184,10 +186,22 @@ fn secrets_never_reach_the_store() {
     let preview = r["command_preview"].as_str().unwrap();
     assert!(preview.contains("***"), "{preview}");
     assert!(preview.starts_with("AWS_KEY=*** curl"), "{preview}");
-    let sha = hex(&Sha256::digest(command.as_bytes()));
-    assert_eq!(
-        r["command_sha256"], sha,
-        "the hash covers the full, unredacted command"
+    // The digest is keyed (the install's 0600 key) and taken over the redacted command:
+    // neither the plain SHA-256 of the command nor of any guess at its secrets.
+    let key = std::fs::read_to_string(env.home_path().join("digest.key")).unwrap();
+    let key: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&key.trim()[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let redacted = callus::redact::redact(&command);
+    let want = hex(&callus::digest::hmac_sha256(&key, redacted.as_bytes()));
+    assert_eq!(r["command_sha256"], want);
+    assert_ne!(
+        r["command_sha256"],
+        hex(&Sha256::digest(command.as_bytes()))
+    );
+    assert_ne!(
+        r["command_sha256"],
+        hex(&Sha256::digest(redacted.as_bytes()))
     );
     // Nothing of the secrets anywhere in the store file (record, columns, WAL).
     let mut raw = Vec::new();
@@ -312,4 +326,140 @@ fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
         s
     })
+}
+
+/// Rewrite record `seq`'s preview and recompute every hash from it on, as a forger who can
+/// write the store would: the chain stays consistent on its own.
+fn rewrite_with_recomputed_hashes(env: &Env, seq: i64) {
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let rows: Vec<(i64, String, String)> = conn
+        .prepare("SELECT seq, record, prev FROM audit ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut prev = String::new();
+    for (s, record, stored_prev) in rows {
+        if s < seq {
+            continue;
+        }
+        let mut rec: callus::store::audit::AuditRecord = serde_json::from_str(&record).unwrap();
+        if s == seq {
+            rec.command_preview = Some("echo harmless".into());
+            prev = stored_prev;
+        }
+        let text = rec.canonical();
+        let hash = callus::store::audit::chain_hash(&prev, &text);
+        conn.execute(
+            "UPDATE audit SET record = ?2, prev = ?3, hash = ?4 WHERE seq = ?1",
+            rusqlite::params![s, text, prev, hash],
+        )
+        .unwrap();
+        prev = hash;
+    }
+}
+
+#[test]
+fn anchors_outside_the_store_catch_a_rewrite_a_truncation_and_an_emptied_chain() {
+    let env = Env::new();
+    for _ in 0..3 {
+        guard(&env, &bash(&env, Host::Claude, CURL_SH));
+    }
+    // Unanchored: consistent, and said to be unanchored, not intact.
+    let (code, v) = verify(&env, &[]);
+    assert_eq!(
+        (code, v["status"].as_str()),
+        (Some(0), Some("unanchored")),
+        "{v}"
+    );
+    let out = env.run(&["guard", "audit", "verify"], b"");
+    assert!(
+        stdout(&out).starts_with("UNANCHORED — chain consistent, 3 record(s)"),
+        "{}",
+        stdout(&out)
+    );
+    // An anchor beside the store is refused.
+    let inside = env.home_path().join("anchor.jsonl");
+    let out = env.run(
+        &["guard", "audit", "anchor", "--to", inside.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("inside CALLUS_HOME"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!inside.exists());
+    // Outside: written 0600, remembered, and checked by a plain verify.
+    let outside = tempfile::tempdir().unwrap();
+    let file = outside.path().join("audit-anchor.jsonl");
+    let out = env.run(
+        &["guard", "audit", "anchor", "--to", file.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let (code, v) = verify(&env, &[]);
+    assert_eq!(
+        (code, v["status"].as_str()),
+        (Some(0), Some("intact")),
+        "{v}"
+    );
+    assert_eq!(v["anchor"]["seq"], 3);
+    // Appended after the anchor: intact up to it, the rest counted as not yet anchored.
+    guard(&env, &bash(&env, Host::Claude, CURL_SH));
+    let (_, v) = verify(&env, &[]);
+    assert_eq!(
+        (v["status"].as_str(), v["since_anchor"].as_i64()),
+        (Some("intact"), Some(1))
+    );
+
+    // A rewrite with recomputed hashes: consistent on its own, contradicted by the anchor.
+    rewrite_with_recomputed_hashes(&env, 2);
+    let (code, v) = verify(&env, &["--anchor", "/nonexistent-but-unused"]);
+    assert_eq!(
+        code,
+        Some(1),
+        "an explicit anchor file that is gone is a problem: {v}"
+    );
+    let (code, v) = verify(&env, &[]);
+    assert_eq!((code, v["broken_at"].as_i64()), (Some(1), Some(3)), "{v}");
+    assert!(v["problem"].as_str().unwrap().contains("rewritten"), "{v}");
+
+    // A truncated tail, then an emptied table, in a chain anchored the same way.
+    let env = Env::new();
+    for _ in 0..3 {
+        guard(&env, &bash(&env, Host::Claude, CURL_SH));
+    }
+    let file = outside.path().join("second-anchor.jsonl");
+    let out = env.run(
+        &["guard", "audit", "anchor", "--to", file.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(verify(&env, &[]).1["status"], "intact");
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute("DELETE FROM audit WHERE seq >= 3", [])
+        .unwrap();
+    let (code, v) = verify(&env, &[]);
+    assert_eq!(code, Some(1), "{v}");
+    assert!(v["problem"].as_str().unwrap().contains("truncated"), "{v}");
+    conn.execute("DELETE FROM audit", []).unwrap();
+    let out = env.run(&["guard", "audit", "verify"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("the chain is empty, but"),
+        "{}",
+        stdout(&out)
+    );
+    // Removing the anchor file does not make the chain pass either.
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(verify(&env, &[]).0, Some(1));
 }

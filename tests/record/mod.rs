@@ -4,8 +4,11 @@
 //! (tests/fixtures/record/*.json); transcripts and rollouts are real files or written in the
 //! real formats of older client generations.
 
+mod busy;
+mod digest;
 mod hook;
 mod import;
+pub(crate) mod redaction;
 mod robustness;
 
 use std::path::{Path, PathBuf};

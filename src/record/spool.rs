@@ -1,0 +1,254 @@
+//! The recorder's spool: where an event waits when the store cannot take it, so `record`
+//! never drops one (issue 15 item 9).
+//!
+//! When the store stays busy past `store::HOOK_BUSY_TIMEOUT` (another process holds the
+//! write lock) or cannot be written at all, the hook writes the event to
+//! `$CALLUS_HOME/spool/` instead: one file per event, named by its time so a merge replays
+//! in order, holding the payload **redacted** (every string value goes through
+//! `crate::redact`: the spool is on disk like the store), the host, and the event's time.
+//! Each file is written privately (0600) under a temporary name and renamed into place, so
+//! a merge never reads half of one.
+//!
+//! The next recorder call that writes successfully merges the spool after its own event:
+//! it claims each file by renaming it (only one process can win a rename), replays it
+//! exactly as the hook would have stored it then (its own time; redaction is idempotent,
+//! so the stored text and digest are what they would have been), and deletes it; a replay
+//! that fails puts the file back for the next writer. A merge takes at most
+//! [`MERGE_BATCH`] files, so one hook call stays short; a claim left by a process that
+//! died is taken over after [`STALE_CLAIM`]. A spool past [`SPOOL_CAP`] files takes no more
+//! (the error log says so): the disk is not filled behind a store that never comes back.
+//! Spooling because the store was busy is expected under load and is not logged; spooling
+//! because the store failed otherwise (unreadable, corrupt) is.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use crate::config::Home;
+use crate::host::wire::{HookEvent, Host};
+use crate::{Error, Result};
+
+/// Most spooled events one merge replays.
+pub(crate) const MERGE_BATCH: usize = 500;
+/// Most events the spool holds.
+pub(crate) const SPOOL_CAP: usize = 100_000;
+/// Age after which another process's claim is taken over.
+pub(crate) const STALE_CLAIM: Duration = Duration::from_secs(60);
+
+const CLAIM: &str = ".claim-";
+
+/// How a replayed event is stored: the recorder hook's own write, handed in so the spool
+/// does not import the hook that calls it.
+pub(crate) type StoreEvent = fn(&Connection, &HookEvent, i64) -> Result<()>;
+
+/// The spool directory of `home`.
+#[must_use]
+pub(crate) fn dir(home: &Home) -> PathBuf {
+    home.dir.join("spool")
+}
+
+/// Keep `event` (observed at `now`) for a later merge.
+pub(crate) fn keep(home: &Home, event: &HookEvent, now: i64) -> Result<PathBuf> {
+    let dir = dir(home);
+    crate::config::ensure_private_dir(&dir)?;
+    let held = std::fs::read_dir(&dir)
+        .map_err(|e| Error::io(&dir, e))?
+        .take(SPOOL_CAP + 1)
+        .count();
+    if held > SPOOL_CAP {
+        return Err(Error::Invalid(format!(
+            "the spool {} is full ({SPOOL_CAP} events): event dropped",
+            dir.display()
+        )));
+    }
+    let mut payload = Value::Object(event.raw.clone());
+    redact_strings(&mut payload);
+    let entry = json!({"v": 1, "now": now, "host": event.host.slug(), "event": payload});
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(&dir, e))?;
+    std::io::Write::write_all(&mut tmp, entry.to_string().as_bytes())
+        .map_err(|e| Error::io(tmp.path(), e))?;
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let path = dir.join(format!("{now:013}-{}-{nanos:09}.json", std::process::id()));
+    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    Ok(path)
+}
+
+/// Replay what the spool holds into `conn` (best effort: problems are logged, never
+/// returned, since the caller's own event is already stored). Returns how many events were
+/// merged.
+pub(crate) fn merge(home: &Home, conn: &Connection, store: StoreEvent) -> usize {
+    let dir = dir(home);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0; // no spool: the common case, one failed syscall
+    };
+    let mut names: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| claimable(p))
+        .collect();
+    if names.is_empty() {
+        return 0;
+    }
+    names.sort();
+    let mut merged = 0;
+    for path in names.into_iter().take(MERGE_BATCH) {
+        let claimed = claimed_name(&path);
+        if std::fs::rename(&path, &claimed).is_err() {
+            continue; // another writer took it
+        }
+        match replay(conn, &claimed, store) {
+            Ok(()) => {
+                let _ = std::fs::remove_file(&claimed);
+                merged += 1;
+            }
+            Err(Replay::Bad(why)) => {
+                crate::runtime::log_error(
+                    home,
+                    &format!("record: spooled event {} dropped: {why}", path.display()),
+                );
+                let _ = std::fs::remove_file(&claimed);
+            }
+            Err(Replay::Store(e)) => {
+                // Put it back for the next writer, and stop: the store is failing again.
+                let _ = std::fs::rename(&claimed, original_name(&claimed));
+                crate::runtime::log_error(home, &format!("record: spool merge: {e}"));
+                break;
+            }
+        }
+    }
+    merged
+}
+
+enum Replay {
+    /// The file is not a spooled event (nothing will ever make it one).
+    Bad(String),
+    /// The store refused it; it may take it later.
+    Store(Error),
+}
+
+fn replay(conn: &Connection, path: &Path, store: StoreEvent) -> std::result::Result<(), Replay> {
+    let bytes = std::fs::read(path).map_err(|e| Replay::Bad(e.to_string()))?;
+    let entry: Value = serde_json::from_slice(&bytes).map_err(|e| Replay::Bad(e.to_string()))?;
+    let now = entry["now"]
+        .as_i64()
+        .ok_or_else(|| Replay::Bad("no time".into()))?;
+    let host = entry["host"]
+        .as_str()
+        .and_then(Host::from_slug)
+        .ok_or_else(|| Replay::Bad("no host".into()))?;
+    let payload = serde_json::to_vec(&entry["event"]).map_err(|e| Replay::Bad(e.to_string()))?;
+    let mut event = crate::host::wire::parse(&payload).map_err(|e| Replay::Bad(e.to_string()))?;
+    event.host = host;
+    store(conn, &event, now).map_err(Replay::Store)
+}
+
+/// A spooled event, or a claim old enough to be abandoned.
+fn claimable(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if name.starts_with('.') {
+        return false; // still being written
+    }
+    if Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return true;
+    }
+    name.contains(CLAIM)
+        && std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_CLAIM)
+}
+
+fn claimed_name(path: &Path) -> PathBuf {
+    let original = original_name(path);
+    let mut name = original.into_os_string();
+    name.push(format!("{CLAIM}{}", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// `X.json.claim-PID` → `X.json`.
+fn original_name(path: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    match text.find(CLAIM) {
+        Some(at) => PathBuf::from(&text[..at]),
+        None => path.to_path_buf(),
+    }
+}
+
+/// Whether `error` is the store being busy (another writer held it past the timeout): the
+/// expected reason to spool, not a fault worth the error log.
+#[must_use]
+pub(crate) fn is_busy(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Sql {
+            source: rusqlite::Error::SqliteFailure(f, _),
+            ..
+        } if matches!(
+            f.code,
+            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+        )
+    )
+}
+
+/// Redact every string in `value`, in place.
+fn redact_strings(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(clean) = crate::redact::redact(s) {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        Value::Object(map) => map.values_mut().for_each(redact_strings),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_round_trip_and_fresh_claims_are_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let spooled = tmp.path().join("0000000000001-7-000000001.json");
+        std::fs::write(&spooled, "{}").unwrap();
+        let claimed = claimed_name(&spooled);
+        assert!(
+            claimed
+                .to_string_lossy()
+                .ends_with(&format!(".json{CLAIM}{}", std::process::id()))
+        );
+        assert_eq!(original_name(&claimed), spooled);
+        assert_eq!(claimed_name(&claimed), claimed);
+        assert!(claimable(&spooled));
+        std::fs::rename(&spooled, &claimed).unwrap();
+        assert!(!claimable(&claimed), "a fresh claim belongs to its process");
+        assert!(!claimable(&tmp.path().join(".tmp-abc")));
+    }
+
+    #[test]
+    fn every_string_is_redacted() {
+        let mut v = json!({"tool_input": {"command": "PGPASSWORD=hunter2 psql"},
+                           "list": ["token=abc123xyz"], "n": 3});
+        redact_strings(&mut v);
+        let text = v.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("abc123xyz"),
+            "{text}"
+        );
+        assert_eq!(v["n"], 3);
+    }
+}

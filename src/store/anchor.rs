@@ -1,0 +1,212 @@
+//! Audit anchors: the chain's head, kept outside the store, so a rewrite with recomputed
+//! hashes, a truncated tail or an emptied table is found (issue 15 item 5).
+//!
+//! A chain that verifies on its own only proves it is consistent: whoever can write the
+//! store can rewrite every record and recompute every hash. `callus guard audit anchor --to
+//! FILE` appends the current head (`seq`, `hash`, the store's path, the time) as one JSON line
+//! to FILE, a place the user names outside `$CALLUS_HOME` (refused inside it: an anchor
+//! beside the store is rewritten with it), and remembers FILE in `$CALLUS_HOME/anchors` so
+//! a plain `verify` checks it. Verification against anchors: every anchor of this store must
+//! name a record that still exists with that hash; a missing record is a truncation (an
+//! emptied chain included), a different hash a rewrite. Records after the newest anchor are
+//! reported as not yet covered: nothing can vouch for what was appended after it.
+//!
+//! What this does not stop: someone who can write both the store and every anchor file.
+//! Keep the anchor where the agent's user cannot write (another account, a read-only
+//! mount, a commit pushed elsewhere), or at least where a rewrite would be noticed.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::Home;
+use crate::{Error, Result};
+
+/// The file under `$CALLUS_HOME` that lists the anchor files written.
+pub const REMEMBERED: &str = "anchors";
+
+/// One anchor read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Anchor {
+    /// The anchored record.
+    pub seq: i64,
+    /// Its hash (`GENESIS` for an empty chain).
+    pub hash: String,
+    /// The file it came from.
+    pub file: PathBuf,
+}
+
+/// How the chain stands against its anchors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Standing {
+    /// The anchor files consulted.
+    pub files: Vec<PathBuf>,
+    /// The newest anchor of this store, if any.
+    pub latest: Option<Anchor>,
+    /// The first anchor the chain contradicts, and how.
+    pub broken: Option<(i64, String)>,
+    /// Records after the newest anchor.
+    pub since_anchor: i64,
+    /// Anchor files that could not be read (named with the reason).
+    pub unreadable: Vec<String>,
+}
+
+/// The store's path as anchors name it.
+fn store_name(db: &Path) -> String {
+    std::fs::canonicalize(db)
+        .unwrap_or_else(|_| db.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Append the head of the (verified) chain to `to`, and remember `to`.
+pub fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Result<Anchor> {
+    let parent = to
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let parent = std::fs::canonicalize(parent).map_err(|e| Error::io(parent, e))?;
+    let file =
+        parent
+            .join(to.file_name().ok_or_else(|| {
+                Error::Invalid(format!("--to {}: not a file name", to.display()))
+            })?);
+    let home_dir = std::fs::canonicalize(&home.dir).unwrap_or_else(|_| home.dir.clone());
+    if file.starts_with(&home_dir) {
+        return Err(Error::Invalid(format!(
+            "--to {}: inside CALLUS_HOME ({}), where it would be rewritten along with the \
+             store; name a place outside it",
+            file.display(),
+            home_dir.display()
+        )));
+    }
+    let (seq, hash) = match head.and_then(|h| h.split_once(':')) {
+        Some((seq, hash)) => (seq.parse::<i64>().unwrap_or(0), hash.to_string()),
+        None => (0, super::audit::GENESIS.to_string()),
+    };
+    let line = json!({
+        "callus_audit_anchor": 1,
+        "ts": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "store": store_name(db),
+        "seq": seq,
+        "hash": hash,
+    });
+    append_line(&file, &line.to_string())?;
+    remember(home, &file)?;
+    Ok(Anchor { seq, hash, file })
+}
+
+fn append_line(path: &Path, line: &str) -> Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path).map_err(|e| Error::io(path, e))?;
+    writeln!(f, "{line}")
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, e))
+}
+
+fn remember(home: &Home, file: &Path) -> Result<()> {
+    let list = home.dir.join(REMEMBERED);
+    let known = remembered(home);
+    if known.iter().any(|k| k == file) {
+        return Ok(());
+    }
+    append_line(&list, &file.display().to_string())
+}
+
+/// The anchor files `anchor` has written for this home.
+#[must_use]
+pub fn remembered(home: &Home) -> Vec<PathBuf> {
+    std::fs::read_to_string(home.dir.join(REMEMBERED))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// Check the chain in `conn` (already verified on its own, `records` long) against every
+/// anchor of store `db` in `files`.
+pub fn check(conn: &Connection, db: &Path, files: &[PathBuf]) -> Result<Standing> {
+    let name = store_name(db);
+    let mut anchors = Vec::new();
+    let mut unreadable = Vec::new();
+    for file in files {
+        match std::fs::read_to_string(file) {
+            Ok(text) => anchors.extend(parse(&text, &name, file)),
+            Err(e) => unreadable.push(format!("{}: {e}", file.display())),
+        }
+    }
+    let last_seq: i64 = conn
+        .query_row("SELECT COALESCE(MAX(seq), 0) FROM audit", [], |r| r.get(0))
+        .map_err(|e| Error::sql("read audit head", e))?;
+    let mut broken = None;
+    for a in &anchors {
+        if a.seq == 0 {
+            continue; // an anchored empty chain vouches for nothing
+        }
+        let hash: Option<String> = conn
+            .query_row("SELECT hash FROM audit WHERE seq = ?1", [a.seq], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| Error::sql("read audit record", e))?;
+        let problem = match hash {
+            None if last_seq == 0 => Some(format!(
+                "the chain is empty, but {} anchors record {}",
+                a.file.display(),
+                a.seq
+            )),
+            None => Some(format!(
+                "record {} anchored in {} is gone (the chain ends at {last_seq}): truncated",
+                a.seq,
+                a.file.display()
+            )),
+            Some(h) if h != a.hash => Some(format!(
+                "record {} does not carry the hash anchored in {}: rewritten",
+                a.seq,
+                a.file.display()
+            )),
+            Some(_) => None,
+        };
+        if let Some(p) = problem {
+            broken = Some((a.seq, p));
+            break;
+        }
+    }
+    let latest = anchors.iter().max_by_key(|a| a.seq).cloned();
+    let since_anchor = latest
+        .as_ref()
+        .map_or(last_seq, |a| (last_seq - a.seq).max(0));
+    Ok(Standing {
+        files: files.to_vec(),
+        latest,
+        broken,
+        since_anchor,
+        unreadable,
+    })
+}
+
+/// The anchors of store `name` in an anchor file's text (other lines are ignored).
+fn parse(text: &str, name: &str, file: &Path) -> Vec<Anchor> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["callus_audit_anchor"] == 1 && v["store"].as_str() == Some(name))
+        .filter_map(|v| {
+            Some(Anchor {
+                seq: v["seq"].as_i64()?,
+                hash: v["hash"].as_str()?.to_string(),
+                file: file.to_path_buf(),
+            })
+        })
+        .collect()
+}
