@@ -341,6 +341,18 @@ mod tests {
     }
 
     #[test]
+    fn verdict_names_are_the_serialised_names() {
+        for v in [
+            Verdict::Allow,
+            Verdict::Nudge,
+            Verdict::Deny,
+            Verdict::Block,
+        ] {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
+        }
+    }
+
+    #[test]
     fn candidates_are_forced_to_monitor() {
         let rules = set(&[(
             LayerKind::Candidates,

@@ -469,6 +469,13 @@ mod tests {
     }
 
     #[test]
+    fn verdict_labels_are_the_serialised_names() {
+        for v in Verdict::ALL {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
+        }
+    }
+
+    #[test]
     fn pinned_rules_are_never_pruned() {
         let mut f = facts(Action::Block, 0, None);
         f.pinned = true;
