@@ -541,4 +541,24 @@ mod tests {
         let capped = redact_capped_bytes(&"é".repeat(100), 11);
         assert!(capped.len() <= 11 && capped.ends_with('…'));
     }
+
+    #[test]
+    fn the_byte_cap_walks_back_to_a_character_boundary() {
+        // 12 bytes leave 9 for text before the 3-byte ellipsis: byte 9 is inside the fifth
+        // `é`, so the cut walks back to 8.
+        let text = "é".repeat(100);
+        assert_eq!(redact_capped_bytes(&text, 12), "éééé…");
+        // A 4-byte character walks back up to three bytes.
+        assert_eq!(redact_capped_bytes(&"🦀".repeat(10), 3 + 7), "🦀…");
+        // Text that fits exactly is kept whole; one byte over is cut.
+        assert_eq!(redact_capped_bytes("abcdef", 6), "abcdef");
+        assert_eq!(redact_capped_bytes("abcdefg", 6), "abc…");
+        // The cap counts the redacted text, not the raw one.
+        assert_eq!(
+            redact_capped_bytes("T=sk-abcdefghijklmnopqrstuvwxyz", 8),
+            "T=***"
+        );
+        // A cap below the ellipsis keeps only the ellipsis.
+        assert_eq!(redact_capped_bytes("abcdef", 2), "…");
+    }
 }

@@ -259,6 +259,99 @@ mod tests {
     }
 
     #[test]
+    fn most_restrictive_wins_whatever_the_order() {
+        // The winner evaluated first: later rules with a higher severity do not displace it.
+        let rules = set(&[
+            (
+                LayerKind::User,
+                json!({"rules": [{"id": "b", "any": ["x"], "severity": 1, "action": "block", "message": "block"}]}),
+            ),
+            (
+                LayerKind::Project,
+                json!({"rules": [
+                    {"id": "d", "any": ["x"], "severity": 50, "action": "deny", "message": "deny"},
+                    {"id": "n", "any": ["x"], "severity": 99, "message": "nudge"}
+                ]}),
+            ),
+        ]);
+        let d = decide(&rules, "x");
+        assert_eq!(
+            (d.verdict, d.winner.as_deref()),
+            (Verdict::Block, Some("b"))
+        );
+        assert_eq!(d.winner_index, Some(0));
+        assert!(d.notes.is_empty());
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [
+                {"id": "d", "any": ["x"], "severity": 1, "action": "deny", "message": "deny"},
+                {"id": "n", "any": ["x"], "severity": 99, "message": "nudge"},
+                {"id": "m", "any": ["x"], "severity": 100, "action": "monitor", "message": "watch"}
+            ]}),
+        )]);
+        let d = decide(&rules, "x");
+        assert_eq!((d.verdict, d.winner.as_deref()), (Verdict::Deny, Some("d")));
+        assert_eq!(
+            agent_text(&d).unwrap(),
+            "callus denied this call (rule d): deny"
+        );
+    }
+
+    #[test]
+    fn equal_severity_goes_to_the_first_evaluated() {
+        let rules = set(&[
+            (
+                LayerKind::User,
+                json!({"rules": [{"id": "first", "any": ["x"], "severity": 3, "action": "deny", "message": "one"}]}),
+            ),
+            (
+                LayerKind::Project,
+                json!({"rules": [{"id": "second", "any": ["x"], "severity": 3, "action": "deny", "message": "two"}]}),
+            ),
+        ]);
+        let d = decide(&rules, "x");
+        assert_eq!(
+            (d.winner.as_deref(), d.winner_index),
+            (Some("first"), Some(0))
+        );
+    }
+
+    #[test]
+    fn monitor_messages_are_not_nudges_and_monitor_alone_allows() {
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [
+                {"id": "m", "any": ["x"], "severity": 9, "action": "monitor", "message": "watch"},
+                {"id": "n", "any": ["x"], "message": "go"},
+                {"id": "q", "any": ["y"], "action": "monitor", "message": "quiet"}
+            ]}),
+        )]);
+        let d = decide(&rules, "x");
+        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.winner, None);
+        assert_eq!(d.notes, vec![("n".to_string(), "go".to_string())]);
+        assert_eq!(agent_text(&d).unwrap(), "callus:\n- go [rule n]");
+        let d = decide(&rules, "y");
+        assert_eq!((d.verdict, d.winner_index), (Verdict::Allow, None));
+        assert_eq!(d.fired.len(), 1);
+        assert_eq!(agent_text(&d), None);
+        let d = decide(&rules, "z");
+        assert!(d.fired.is_empty() && d.errors.is_empty());
+    }
+
+    #[test]
+    fn verdict_names_are_the_serialised_names() {
+        for v in [
+            Verdict::Allow,
+            Verdict::Nudge,
+            Verdict::Deny,
+            Verdict::Block,
+        ] {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
+        }
+    }
+
+    #[test]
     fn candidates_are_forced_to_monitor() {
         let rules = set(&[(
             LayerKind::Candidates,

@@ -301,6 +301,180 @@ mod tests {
         );
     }
 
+    fn effect(outcome: Outcome) -> Effect {
+        let side = |attempts, failures| crate::prune::effect::Side {
+            attempts,
+            failures,
+            days: 10.0,
+        };
+        Effect {
+            promoted: chrono::NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(),
+            before: side(40, 8),
+            after: side(12, 1),
+            z: Some(-2.5),
+            p_value: Some(0.012),
+            volume_change: Some(-0.7),
+            volume_collapsed: false,
+            outcome,
+        }
+    }
+
+    fn with_effect(action: Action, count: u64, e: &Effect) -> Facts<'_> {
+        Facts {
+            effect: Some(e),
+            ..facts(action, count, None)
+        }
+    }
+
+    #[test]
+    fn review_starts_above_the_threshold() {
+        let at = classify(&facts(Action::Nudge, REVIEW_ABOVE, None));
+        assert_eq!((at.verdict, at.basis), (Verdict::Keep, "too-little-data"));
+        let above = classify(&facts(Action::Deny, REVIEW_ABOVE + 1, None));
+        assert_eq!(
+            (above.verdict, above.basis),
+            (Verdict::Review, "fires-often")
+        );
+        assert!(
+            above.reason.starts_with("fired 26 times"),
+            "{}",
+            above.reason
+        );
+        assert!(!above.reason.contains("did help"), "{}", above.reason);
+        // A monitor rule never goes to review, however often it fires below promotion.
+        assert_eq!(
+            classify(&facts(Action::Monitor, PROMOTE_AFTER - 1, None)).verdict,
+            Verdict::Keep
+        );
+    }
+
+    #[test]
+    fn a_review_says_when_the_rule_did_help() {
+        let e = effect(Outcome::Helped);
+        let j = classify(&with_effect(Action::Nudge, 40, &e));
+        assert_eq!(j.verdict, Verdict::Review);
+        assert!(
+            j.reason
+                .ends_with(&format!("(it did help: {})", e.summary())),
+            "{}",
+            j.reason
+        );
+        // Only a helped effect earns the note.
+        let e = effect(Outcome::TooLittleData);
+        let j = classify(&with_effect(Action::Nudge, 40, &e));
+        assert_eq!(j.verdict, Verdict::Review);
+        assert!(!j.reason.contains("did help"), "{}", j.reason);
+    }
+
+    #[test]
+    fn an_acting_rule_is_judged_by_its_effect() {
+        let cases = [
+            (
+                Outcome::Harmful,
+                Verdict::Harmful,
+                "harmful",
+                "fail more since 2026-11-01",
+            ),
+            (
+                Outcome::NoEffect,
+                Verdict::NoEffect,
+                "no-effect",
+                "no significant change since 2026-11-01",
+            ),
+            (
+                Outcome::Helped,
+                Verdict::Keep,
+                "helped",
+                "it helped since 2026-11-01",
+            ),
+            (
+                Outcome::VolumeShift,
+                Verdict::Keep,
+                "volume-shift",
+                "attempt volume collapsed",
+            ),
+            (
+                Outcome::TooLittleData,
+                Verdict::Keep,
+                "too-little-data",
+                "too little data to measure its effect (40 before, 12 after 2026-11-01)",
+            ),
+        ];
+        for (outcome, verdict, basis, says) in cases {
+            let e = effect(outcome);
+            let j = classify(&with_effect(Action::Deny, 3, &e));
+            assert_eq!((j.verdict, j.basis), (verdict, basis), "{outcome:?}");
+            assert!(j.reason.contains(says), "{outcome:?}: {}", j.reason);
+            assert_eq!(j.promote_to, None);
+            if verdict != Verdict::Keep || basis != "too-little-data" {
+                assert!(j.reason.contains(&e.summary()), "{outcome:?}: {}", j.reason);
+            }
+        }
+        // Harmful and no-effect win over firing often.
+        let e = effect(Outcome::Harmful);
+        assert_eq!(
+            classify(&with_effect(Action::Block, 99, &e)).verdict,
+            Verdict::Harmful
+        );
+        let e = effect(Outcome::NoEffect);
+        assert_eq!(
+            classify(&with_effect(Action::Nudge, 99, &e)).verdict,
+            Verdict::NoEffect
+        );
+    }
+
+    #[test]
+    fn a_monitor_rule_is_not_judged_by_an_effect() {
+        for outcome in [Outcome::Harmful, Outcome::NoEffect, Outcome::Helped] {
+            let e = effect(outcome);
+            let j = classify(&with_effect(Action::Monitor, 2, &e));
+            assert_eq!(
+                (j.verdict, j.basis),
+                (Verdict::Keep, "too-little-data"),
+                "{outcome:?}"
+            );
+            assert_eq!(
+                j.reason,
+                "fired 2 time(s); settled as monitor; too little data to measure its effect"
+            );
+        }
+    }
+
+    #[test]
+    fn monitor_rules_promote_only_on_promotable_or_unknown_evidence() {
+        let u = classify(&facts(Action::Monitor, PROMOTE_AFTER, Some(Tier::Unknown)));
+        assert_eq!(
+            (u.verdict, u.promote_to),
+            (Verdict::Promote, Some(Action::Nudge))
+        );
+        let a = classify(&facts(Action::Monitor, 9, Some(Tier::Anecdotal)));
+        assert_eq!((a.verdict, a.basis), (Verdict::Keep, "evidence-too-weak"));
+        assert!(
+            a.reason.contains("its evidence is anecdotal"),
+            "{}",
+            a.reason
+        );
+        let measured = Facts {
+            tier: Some((Tier::Reproducible, TierSource::Measured, Some(0.6), 10)),
+            ..facts(Action::Monitor, 6, None)
+        };
+        let j = classify(&measured);
+        assert_eq!(j.promote_to, Some(Action::Deny));
+        assert!(
+            j.reason
+                .ends_with("(reproducible: failed on most attempts (60% of 10 attempts))"),
+            "{}",
+            j.reason
+        );
+    }
+
+    #[test]
+    fn verdict_labels_are_the_serialised_names() {
+        for v in Verdict::ALL {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
+        }
+    }
+
     #[test]
     fn pinned_rules_are_never_pruned() {
         let mut f = facts(Action::Block, 0, None);

@@ -198,6 +198,73 @@ mod tests {
     }
 
     #[test]
+    fn each_interruption_text_on_its_own() {
+        for text in [
+            "[Request interrupted]",
+            "  Interrupted by the host",
+            "aborted: turn ended",
+            "Aborted",
+            "error: boom\n[Request interrupted by user for tool use]",
+        ] {
+            assert!(is_interruption(text), "{text}");
+            assert_eq!(failed(false, text), Status::Interrupted, "{text}");
+        }
+        for text in [
+            "not interrupted",
+            "the request was aborted",
+            "[Request denied]",
+        ] {
+            assert!(!is_interruption(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_refusal_window_ends_on_a_character_boundary() {
+        // The Kelvin sign (3 bytes) lowercases to an ASCII `k`; it starts at byte 398 and
+        // so straddles the 400-byte window. Cut on the boundary before it, the phrase is
+        // incomplete; a cut past it would complete "blocked by hook".
+        let pad = "x".repeat(REFUSAL_WINDOW - 2 - "blocked by hoo".len());
+        let straddling = format!("{pad}blocked by hoo\u{212A} and more");
+        assert!(!straddling.is_char_boundary(REFUSAL_WINDOW));
+        assert!(!is_refusal(&straddling));
+        assert_eq!(failed(false, &straddling), Status::Failure);
+        // The same phrase ending inside the window is a refusal.
+        let inside = format!("{}blocked by hook é", &pad[1..]);
+        assert!(is_refusal(&inside));
+        // Past the window it is not, whatever the text.
+        let past = format!("{}blocked by hook", "é".repeat(REFUSAL_WINDOW / 2));
+        assert!(!is_refusal(&past));
+    }
+
+    #[test]
+    fn stored_and_trace_spellings() {
+        for status in [
+            Status::Pending,
+            Status::Success,
+            Status::Failure,
+            Status::Interrupted,
+            Status::Denied,
+        ] {
+            assert_eq!(Status::parse(status.as_str()), Some(status));
+        }
+        for (text, status) in [
+            ("ok", Status::Success),
+            (" Completed ", Status::Success),
+            ("failed", Status::Failure),
+            ("ERROR", Status::Failure),
+            ("interrupted", Status::Interrupted),
+            ("aborted", Status::Interrupted),
+            ("denied", Status::Denied),
+            ("blocked", Status::Denied),
+            ("rejected", Status::Denied),
+        ] {
+            assert_eq!(Status::parse(text), Some(status), "{text}");
+        }
+        assert_eq!(Status::parse("done"), None);
+        assert_eq!(Status::parse(""), None);
+    }
+
+    #[test]
     fn exit_codes_from_text() {
         assert_eq!(
             stated_exit_code(

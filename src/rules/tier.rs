@@ -245,5 +245,104 @@ mod tests {
         );
         assert_eq!(round_half_even(12.5), 12);
         assert_eq!(round_half_even(13.5), 14);
+        assert_eq!(round_half_even(12.7), 13);
+        assert_eq!(round_half_even(13.2), 13);
+    }
+
+    #[test]
+    fn every_label_parses_back_to_its_tier() {
+        for t in [
+            Tier::Deterministic,
+            Tier::Reproducible,
+            Tier::Probabilistic,
+            Tier::Anecdotal,
+            Tier::Unknown,
+        ] {
+            assert_eq!(Tier::parse(t.label()), Some(t), "{t:?}");
+            // The label prune and `rules promote` read is the one serde writes.
+            assert_eq!(serde_json::to_value(t).unwrap(), t.label());
+        }
+        assert_eq!(Tier::parse("Deterministic"), None);
+        assert_eq!(Tier::parse(""), None);
+    }
+
+    #[test]
+    fn one_count_without_the_other_is_still_evidence() {
+        let t = |v: serde_json::Value| from_evidence(v.as_object().unwrap()).map(|x| x.0);
+        // Failures with no attempt count: no attempts known, so unknown (capped at nudge),
+        // never "no evidence" (uncapped).
+        assert_eq!(t(serde_json::json!({"fail_count": 9})), Some(Tier::Unknown));
+        // Attempts with no failure count: none failed.
+        assert_eq!(
+            t(serde_json::json!({"attempt_count": 9})),
+            Some(Tier::Probabilistic)
+        );
+    }
+
+    #[test]
+    fn counts_coerce_like_python_int() {
+        let t = |v: serde_json::Value| from_evidence(v.as_object().unwrap());
+        // An empty string is 0 (`int("" or 0)`), not an unreadable count.
+        assert_eq!(
+            t(serde_json::json!({"fail_count": "", "attempt_count": 10})),
+            Some((Tier::Probabilistic, Some(0.0)))
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": " 10 ", "attempt_count": "10"})),
+            Some((Tier::Deterministic, Some(1.0)))
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": true, "attempt_count": 2, "min_attempts": 1})),
+            Some((Tier::Reproducible, Some(0.5)))
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": false, "attempt_count": 10})),
+            Some((Tier::Probabilistic, Some(0.0)))
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": 5.9, "attempt_count": 10.9})),
+            Some((Tier::Reproducible, Some(0.5)))
+        );
+        assert_eq!(
+            t(serde_json::json!({"fail_count": [1], "attempt_count": 10})),
+            Some((Tier::Unknown, None))
+        );
+        // Negative failures are none; zero or negative attempts are unknown.
+        assert_eq!(
+            t(serde_json::json!({"fail_count": -3, "attempt_count": 10})),
+            Some((Tier::Probabilistic, Some(0.0)))
+        );
+        for attempts in [0, -1] {
+            assert_eq!(
+                t(serde_json::json!({"fail_count": 3, "attempt_count": attempts})),
+                Some((Tier::Unknown, None)),
+                "{attempts}"
+            );
+        }
+        // A zero or negative `min_attempts` falls back to the default.
+        for min in [0, -2] {
+            assert_eq!(
+                t(serde_json::json!({"fail_count": 4, "attempt_count": 4, "min_attempts": min}))
+                    .map(|x| x.0),
+                Some(Tier::Anecdotal),
+                "{min}"
+            );
+        }
+    }
+
+    #[test]
+    fn description_without_attempts_has_no_percentage() {
+        assert_eq!(
+            describe(Tier::Unknown, Some(0.5), 0),
+            "no attempt count available"
+        );
+        assert_eq!(
+            describe(Tier::Unknown, None, 7),
+            "no attempt count available"
+        );
+        assert_eq!(
+            describe(Tier::Probabilistic, Some(0.125), 8),
+            "failed on a minority of attempts; usually works (12% of 8 attempts)"
+        );
     }
 }

@@ -373,6 +373,162 @@ mod tests {
         assert_eq!(verify(&conn, None).unwrap().broken.unwrap().0, 2);
     }
 
+    fn chain(n: usize) -> Connection {
+        let conn = crate::store::open_in_memory().unwrap();
+        for i in 0..n {
+            append(&conn, &rec(i)).unwrap();
+        }
+        conn
+    }
+
+    /// Replace record `seq`'s text and re-hash it, as a forger who knows the scheme would.
+    fn rewrite(conn: &Connection, seq: i64, text: &str) {
+        let prev: String = conn
+            .query_row("SELECT prev FROM audit WHERE seq = ?1", [seq], |r| r.get(0))
+            .unwrap();
+        conn.execute(
+            "UPDATE audit SET record = ?1, hash = ?2 WHERE seq = ?3",
+            params![text, chain_hash(&prev, text), seq],
+        )
+        .unwrap();
+    }
+
+    fn problem(conn: &Connection) -> Option<(i64, String)> {
+        verify(conn, None).unwrap().broken
+    }
+
+    #[test]
+    fn a_rehashed_record_must_still_be_canonical() {
+        let conn = chain(3);
+        let text: String = conn
+            .query_row("SELECT record FROM audit WHERE seq = 3", [], |r| r.get(0))
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // Valid JSON of the same record, with the hash recomputed over it.
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        assert_ne!(pretty, text);
+        rewrite(&conn, 3, &pretty);
+        assert_eq!(
+            problem(&conn),
+            Some((3, "record is not canonical".to_string()))
+        );
+        // Not an audit record at all.
+        rewrite(&conn, 3, r#"{"ts": 1}"#);
+        let (seq, why) = problem(&conn).unwrap();
+        assert_eq!(seq, 3);
+        assert!(
+            why.starts_with("record is not a valid audit record"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn the_time_column_is_the_record_time() {
+        let conn = chain(2);
+        let ts_ms: i64 = conn
+            .query_row("SELECT ts_ms FROM audit WHERE seq = 1", [], |r| r.get(0))
+            .unwrap();
+        // 2026-11-29T10:00:00.000Z
+        assert_eq!(ts_ms, 1_795_946_400_000);
+        // A record re-dated (canonically, re-hashed) no longer matches its column.
+        let mut r = rec(1);
+        r.ts = "2026-11-29T10:00:00.001Z".into();
+        rewrite(&conn, 2, &r.canonical());
+        assert_eq!(
+            problem(&conn),
+            Some((2, "time column differs from the record".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_time_that_is_not_rfc3339_is_refused_before_anything_is_written() {
+        let conn = chain(1);
+        let mut r = rec(9);
+        r.ts = "2026-11-29 10:00".into();
+        let err = append(&conn, &r).unwrap_err().to_string();
+        assert!(err.contains("'2026-11-29 10:00' is not RFC 3339"), "{err}");
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM audit", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(append(&conn, &rec(2)).unwrap().0, 2);
+    }
+
+    #[test]
+    fn each_break_is_named() {
+        let cases = [
+            (
+                "UPDATE audit SET seq = 30 WHERE seq = 4",
+                (30, "sequence jumps from 3 to 30"),
+            ),
+            (
+                "UPDATE audit SET prev = 'GENESIS' WHERE seq = 3",
+                (3, "prev does not match the previous record's hash"),
+            ),
+            (
+                "UPDATE audit SET hash = 'x' WHERE seq = 4",
+                (4, "hash does not match the record"),
+            ),
+            (
+                "UPDATE audit SET tool_use_id = NULL WHERE seq = 2",
+                (2, "join columns differ from the record"),
+            ),
+            (
+                "UPDATE audit SET session_id = 'other' WHERE seq = 2",
+                (2, "join columns differ from the record"),
+            ),
+        ];
+        for (sql, (seq, why)) in cases {
+            let conn = chain(4);
+            conn.execute(sql, []).unwrap();
+            assert_eq!(problem(&conn), Some((seq, why.to_string())), "{sql}");
+        }
+    }
+
+    #[test]
+    fn the_expected_head_anchors_the_chain() {
+        let conn = chain(3);
+        let v = verify(&conn, None).unwrap();
+        assert_eq!(v.records, 3);
+        let head = v.head.unwrap();
+        let (seq, hash) = head.split_once(':').unwrap();
+        assert_eq!(seq, "3");
+        // Spaces and upper case in the anchor are forgiven.
+        let loose = format!(" {seq} : {} ", hash.to_ascii_uppercase());
+        assert_eq!(verify(&conn, Some(&loose)).unwrap().broken, None);
+        // An earlier record can anchor too.
+        let first: String = conn
+            .query_row("SELECT hash FROM audit WHERE seq = 1", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            verify(&conn, Some(&format!("1:{first}"))).unwrap().broken,
+            None
+        );
+        assert_eq!(
+            verify(&conn, Some("2:abc")).unwrap().broken,
+            Some((2, "hash differs from the expected head abc".to_string()))
+        );
+        assert_eq!(
+            verify(&conn, Some("9:abc")).unwrap().broken,
+            Some((9, "the expected head record is missing".to_string()))
+        );
+        for bad in ["9", "x:abc"] {
+            assert!(verify(&conn, Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tail_and_since_read_in_chain_order() {
+        let conn = chain(5);
+        let seqs = |v: Vec<Stored>| v.iter().map(|s| s.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(tail(&conn, 2).unwrap()), [4, 5]);
+        assert_eq!(seqs(since(&conn, 4).unwrap()), [4, 5]);
+        let all = since(&conn, 1).unwrap();
+        assert_eq!(all[0].prev, GENESIS);
+        assert_eq!(all[1].prev, all[0].hash);
+        assert_eq!(all[2].record, rec(2));
+    }
+
     #[test]
     fn every_stored_column_is_covered() {
         for sql in [

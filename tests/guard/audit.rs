@@ -111,6 +111,37 @@ fn eight_concurrent_hooks_append_one_intact_chain_and_any_tampering_is_found() {
 }
 
 #[test]
+fn a_record_rewritten_and_rehashed_must_still_be_canonical() {
+    let env = Env::new();
+    for _ in 0..2 {
+        guard(&env, &bash(&env, Host::Claude, CURL_SH));
+    }
+    assert_eq!(verify(&env, &[]).0, Some(0));
+    // The same record as valid, pretty-printed JSON, re-hashed as a forger who knows the
+    // scheme would: every hash checks out, but the text is not the canonical encoding.
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let (text, prev): (String, String) = conn
+        .query_row("SELECT record, prev FROM audit WHERE seq = 2", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    let pretty =
+        serde_json::to_string_pretty(&serde_json::from_str::<Value>(&text).unwrap()).unwrap();
+    let hash = hex(&Sha256::digest(format!("{prev}{pretty}").as_bytes()));
+    conn.execute(
+        "UPDATE audit SET record = ?1, hash = ?2 WHERE seq = 2",
+        [&pretty, &hash],
+    )
+    .unwrap();
+    let (code, v) = verify(&env, &[]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(
+        (v["broken_at"].as_i64(), v["problem"].as_str()),
+        (Some(2), Some("record is not canonical"))
+    );
+}
+
+#[test]
 fn expect_head_anchors_the_chain() {
     let env = Env::new();
     for _ in 0..3 {

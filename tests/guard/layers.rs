@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::{
-    HOSTS, Host, audit_records, bash, deny_json, guard, payload, starter_block_text,
+    HOSTS, Host, audit_records, bash, deny_json, guard, nudge_json, payload, starter_block_text,
     starter_deny_json,
 };
 use crate::common::{Env, stderr, stdout};
@@ -274,4 +274,28 @@ fn a_tier_caps_the_action_at_run_time_too() {
         stdout(&out).contains("\"permissionDecision\":\"deny\""),
         "6/10 caps block at deny"
     );
+}
+
+#[test]
+fn one_evidence_count_without_the_other_still_caps_the_action() {
+    let env = Env::new();
+    env.write_home(
+        "rules.json",
+        r#"{"rules": [
+          {"id": "fails-only", "tool": "Bash", "any": ["\\bone\\b"], "action": "block", "message": "m1", "meta": {"fail_count": 9}},
+          {"id": "attempts-only", "tool": "Bash", "any": ["\\btwo\\b"], "action": "block", "message": "m2", "meta": {"attempt_count": 9}}
+        ]}"#,
+    );
+    for (cmd, id) in [("one", "fails-only"), ("two", "attempts-only")] {
+        let out = guard(&env, &bash(&env, Host::Claude, cmd));
+        assert_eq!(out.status.code(), Some(0), "{id}: {}", stderr(&out));
+        assert_eq!(
+            stdout(&out),
+            nudge_json(&format!(
+                "callus:\n- m{} [rule {id}]",
+                if cmd == "one" { 1 } else { 2 }
+            )),
+            "{id}: no attempt count (unknown) or no failures (probabilistic) caps block at nudge"
+        );
+    }
 }

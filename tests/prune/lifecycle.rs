@@ -287,6 +287,39 @@ fn callusguard_classification_cases_from_the_audit_chain() {
 }
 
 #[test]
+fn review_starts_above_25_firings_and_anecdotal_evidence_is_not_promoted() {
+    let rules = json!({"rules": [
+        r("nudge25", "nudge", &json!({})),
+        r("nudge26", "nudge", &json!({})),
+        r("anec9", "monitor", &json!({"meta": {"tier": "anecdotal"}})),
+        r("unk9", "monitor", &json!({"meta": {"tier": "unknown"}})),
+    ]});
+    let env = env_with(&rules);
+    let h = History::open(&env);
+    let now = Some(Utc::now() - Duration::hours(1));
+    h.fire_n("nudge25", "nudge", 25, now);
+    h.fire_n("nudge26", "nudge", 26, now);
+    h.fire_n("anec9", "monitor", 9, now);
+    h.fire_n("unk9", "monitor", 9, now);
+    let (report, _) = prune(&env, &[]);
+    let at = |id: &str, k: &str| rule(&report, id)[k].clone();
+    assert_eq!(at("nudge25", "verdict"), "keep");
+    assert_eq!(at("nudge26", "verdict"), "review");
+    // Anecdotal evidence (too few attempts) never earns more than monitor, however often the
+    // rule fires; unknown evidence may be armed up to a nudge.
+    assert_eq!(at("anec9", "verdict"), "keep");
+    assert!(
+        at("anec9", "reason")
+            .as_str()
+            .unwrap()
+            .contains("its evidence is anecdotal"),
+        "{report:#}"
+    );
+    assert_eq!(at("unk9", "verdict"), "promote");
+    assert_eq!(at("unk9", "promote_to"), "nudge");
+}
+
+#[test]
 fn missing_and_empty_stores_are_loud_not_reassuring() {
     let env = env_with(&json!({"rules": [r("x", "nudge", &json!({}))]}));
     let (report, text) = prune(&env, &[]);

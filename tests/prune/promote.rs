@@ -250,3 +250,40 @@ fn list_shows_layers_actions_tiers_and_last_firing_and_show_prints_the_starter_s
     let o = env.run(&["rules", "show", "candidates"], b"");
     assert!(stdout(&o).contains(ID));
 }
+
+#[test]
+fn an_anecdotal_candidate_is_promoted_at_monitor_at_most() {
+    let env = Env::new();
+    let id = "derived-bash-terraform-1";
+    env.write_home(
+        "candidates.json",
+        &json!({"ruleset": "derived-candidates", "rules": [{
+            "id": id, "tool": "Bash", "action": "monitor", "message": "DRAFT",
+            "meta": {"added": Utc::now().date_naive().to_string(), "tier": "anecdotal",
+                     "fail_count": 3, "attempt_count": 3},
+            "any": ["\\bterraform\\b"]
+        }]})
+        .to_string(),
+    );
+    let promote = |action: &str| {
+        env.run(
+            &["rules", "promote", id, "--action", action, "--message", "m"],
+            b"",
+        )
+    };
+    let o = promote("nudge");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "its evidence is anecdotal — too few attempts to say anything (100% of 3 attempts); the ceiling for that tier is monitor"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!target(&env).exists());
+    let o = promote("monitor");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(target(&env)).unwrap()).unwrap();
+    assert_eq!(doc["rules"][0]["action"], "monitor");
+    assert_eq!(doc["rules"][0]["meta"]["tier"], "anecdotal");
+}

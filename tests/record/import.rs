@@ -328,3 +328,33 @@ fn stats_after_an_import() {
     assert_eq!(bad.status.code(), Some(3));
     assert!(stderr(&bad).contains("--since"));
 }
+
+#[test]
+fn trace_status_words_are_read_not_guessed() {
+    let env = Env::new();
+    let trace = env.home_path().join("statuses.jsonl");
+    let words = [
+        ("interrupted", "interrupted"),
+        ("aborted", "interrupted"),
+        ("denied", "denied"),
+        ("blocked", "denied"),
+        ("Rejected", "denied"),
+        ("ok", "success"),
+        ("error", "failure"),
+        ("done", "success"),
+    ];
+    let lines: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, (word, _))| {
+            serde_json::json!({"ts": format!("2026-05-01T10:0{i}:00Z"), "tool_use_id": format!("t-{word}"),
+                "tool_name": "Bash", "tool_input": {"command": format!("step{i}")}, "status": word})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    assert_eq!(import(&env, &[trace])["new_calls"], words.len());
+    for (word, status) in words {
+        assert_eq!(row(&env, &format!("t-{word}")).status, status, "{word}");
+    }
+}

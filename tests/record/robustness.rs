@@ -267,3 +267,31 @@ fn no_secret_reaches_the_database_files() {
     assert!(checked >= 3, "the db, its WAL and its shm were checked");
     assert!(count(&env, "SELECT count(*) FROM tool_calls") >= 5);
 }
+
+#[test]
+fn a_long_non_ascii_command_is_cut_on_a_character_boundary_within_the_cap() {
+    let env = Env::new();
+    // 10 000 bytes of 2-byte characters: the 8 KiB cap leaves 8189 bytes before the 3-byte
+    // ellipsis, an odd count, so the cut must step back one byte to a boundary.
+    let command = "é".repeat(5000);
+    let error = format!("Exit code 1\n{}", "€".repeat(2000));
+    let event = json!({
+        "session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "prompt_id": "p",
+        "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": "toolu_long",
+        "error": error, "duration_ms": 5
+    });
+    record(&env, &event);
+    let (stored, err): (String, String) = db(&env)
+        .query_row(
+            "SELECT command, error FROM tool_calls WHERE tool_use_id = 'toolu_long'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(stored, format!("{}…", "é".repeat(4094)));
+    assert_eq!(stored.len(), 8191);
+    // The error cap (4 KiB) cuts inside a 3-byte character the same way.
+    assert!(err.len() <= 4096 && err.ends_with('…'), "{}", err.len());
+    assert_eq!(err, format!("Exit code 1\n{}…", "€".repeat(1360)));
+}
