@@ -66,12 +66,6 @@ impl Home {
         self.dir.join("candidates.json")
     }
 
-    /// Derived data callus can always rebuild (the rule layers' indexes); safe to delete.
-    #[must_use]
-    pub fn cache_dir(&self) -> PathBuf {
-        self.dir.join("cache")
-    }
-
     /// Internal errors of the hooks (never shown to the agent).
     #[must_use]
     pub fn errors_log(&self) -> PathBuf {
@@ -153,7 +147,7 @@ pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
 pub enum Durability {
     /// `fsync` first: after a crash the file is the old one or the new one, whole.
     Synced,
-    /// No `fsync`: for what callus can always rebuild (the layer index), written on a
+    /// No `fsync`: for what callus can always rebuild, written on a
     /// hook's path, which must not wait on the disk.
     Cached,
 }

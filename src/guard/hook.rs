@@ -18,7 +18,7 @@
 //!
 //! Nothing is opened that a call does not need: the store only when a rule fired or an error
 //! must be recorded; a halted session is a marker file, checked with one `stat`. Only the
-//! rules that may fire on the call are parsed, through each layer's index (`rules::index`;
+//! rules that may fire on the call are built (`rules::index`;
 //! the decision is the one a full parse gives).
 //!
 //! Test seam: debug builds (never release builds, where the code is compiled out) panic on

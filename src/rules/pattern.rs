@@ -103,10 +103,7 @@ impl Pattern {
         let required = self
             .required
             .get_or_init(|| required_literals(&self.source));
-        required.as_deref().is_none_or(|lits| {
-            lits.iter().any(|lit| haystack_lower.contains(lit.as_str()))
-                || !haystack_lower.is_ascii()
-        })
+        literals_admit(required.as_deref(), haystack_lower)
     }
 
     /// Does the pattern match anywhere in `haystack` (`re.search` semantics)?
@@ -161,6 +158,16 @@ impl Pattern {
             Err(e) => Err(e.clone()),
         }
     }
+}
+
+/// Could a pattern whose literal requirement is `required` (see `prefilter`) match
+/// `haystack_lower`, an ASCII-lowercased haystack? The one test both [`Pattern::may_match`]
+/// and the hook's choice of rules to build (`index`) use.
+#[must_use]
+pub fn literals_admit(required: Option<&[String]>, haystack_lower: &str) -> bool {
+    required.is_none_or(|lits| {
+        lits.iter().any(|lit| haystack_lower.contains(lit.as_str())) || !haystack_lower.is_ascii()
+    })
 }
 
 fn first_line(s: &str) -> String {
