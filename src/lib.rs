@@ -32,6 +32,7 @@ pub mod session;
 pub mod shell;
 pub mod store;
 pub mod sync;
+pub mod untrusted;
 pub mod window;
 
 use std::process::ExitCode;

@@ -124,11 +124,13 @@ pub fn run(args: &DoctorArgs) -> Result<Exit> {
 
 /// Every active ruleset must pass `guard check`.
 fn rules(home: &Home, report: &mut Report) {
-    for (name, path) in crate::guard::commands::active_layer_files(home) {
+    for (name, path, kind) in crate::guard::commands::active_layer_files(home) {
         let file = match &path {
             None => crate::rules::check::check_text(&name, crate::rules::layers::STARTER_JSON),
-            Some(p) => match std::fs::read_to_string(p) {
-                Ok(text) => crate::rules::check::check_text(&name, &text),
+            // Read as the hook reads it (see `untrusted`).
+            Some(p) => match crate::rules::layers::read_layer_text(kind, p) {
+                Ok(Some(text)) => crate::rules::check::check_text(&name, &text),
+                Ok(None) => continue,
                 Err(e) => {
                     report.add("rules", Status::Fail, format!("{name}: cannot read: {e}"));
                     continue;

@@ -11,28 +11,33 @@ use serde_json::json;
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{ToolCall, Verdict, agent_text, audit, evaluate};
+use crate::rules::LayerKind;
 use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
-use crate::rules::layers::{LayerPaths, STARTER_JSON};
+use crate::rules::layers::{LayerPaths, STARTER_JSON, read_layer_text};
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
 pub fn check(args: &CheckArgs) -> Result<Exit> {
     let home = Home::from_env();
-    let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
+    let targets: Vec<(String, Option<PathBuf>, LayerKind)> = if args.files.is_empty() {
         active_layer_files(&home)
     } else {
         args.files
             .iter()
-            .map(|p| (p.display().to_string(), Some(p.clone())))
+            .map(|p| (p.display().to_string(), Some(p.clone()), LayerKind::Env))
             .collect()
     };
     let user_file = std::fs::canonicalize(home.rules_path()).ok();
     let reports: Vec<FileReport> = targets
         .iter()
-        .map(|(name, path)| match path {
+        .map(|(name, path, kind)| match path {
             None => check_text(name, STARTER_JSON),
-            Some(p) => match std::fs::read_to_string(p) {
+            // Read as the hook reads it: a FIFO, a device or a symlink out of its tree is
+            // refused here too, never waited on.
+            Some(p) => match read_layer_text(*kind, p)
+                .and_then(|t| t.ok_or_else(|| Error::io(p, std::io::ErrorKind::NotFound.into())))
+            {
                 Ok(text) => {
                     let is_user = user_file.is_some() && std::fs::canonicalize(p).ok() == user_file;
                     check_layer_text(name, &text, is_user)
@@ -91,23 +96,30 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
 
 /// The files of every active layer for the current directory (`None` = the starter set).
 #[must_use]
-pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
+pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>, LayerKind)> {
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
-    let mut out = vec![("starter".to_string(), None)];
-    let existing = |p: &Path| {
-        p.exists()
-            .then(|| (p.display().to_string(), Some(p.to_path_buf())))
+    let mut out = vec![("starter".to_string(), None, LayerKind::Starter)];
+    // Present in any form (a symlink or a FIFO included: reading it says what is wrong).
+    let existing = |p: &Path, kind| {
+        std::fs::symlink_metadata(p)
+            .is_ok()
+            .then(|| (p.display().to_string(), Some(p.to_path_buf()), kind))
     };
-    out.extend(existing(&paths.user));
-    out.extend(paths.project.as_deref().and_then(existing));
+    out.extend(existing(&paths.user, LayerKind::User));
+    out.extend(
+        paths
+            .project
+            .as_deref()
+            .and_then(|p| existing(p, LayerKind::Project)),
+    );
     out.extend(
         paths
             .env
             .iter()
-            .map(|p| (p.display().to_string(), Some(p.clone()))),
+            .map(|p| (p.display().to_string(), Some(p.clone()), LayerKind::Env)),
     );
-    out.extend(existing(&paths.candidates));
+    out.extend(existing(&paths.candidates, LayerKind::Candidates));
     out
 }
 

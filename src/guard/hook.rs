@@ -32,16 +32,22 @@ use std::path::{Path, PathBuf};
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::audit::{AuditFired, AuditRecord};
-use crate::guard::{Decision, Verdict, agent_text, decide};
+use crate::guard::{Decision, Verdict, agent_text, decide_until};
 use crate::hook::{self, HookEvent, Host, Response};
 use crate::rules::layers::{LayerPaths, sha256_hex};
 use crate::rules::{RuleSet, Subject};
+
+/// How long the rules may take to decide one call, from the hook's start: past it the rules
+/// not yet evaluated are skipped and the call is an internal error under the failure policy
+/// (well inside the hook `timeout` that `callus install` writes).
+pub const RULE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Settings of one hook run, read from the environment.
 struct Context {
     home: Home,
     policy: FailPolicy,
     dryrun: bool,
+    started: std::time::Instant,
 }
 
 impl Context {
@@ -51,6 +57,7 @@ impl Context {
             policy: home.fail_policy(),
             dryrun: std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1"),
             home,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -88,6 +95,7 @@ pub fn run() -> u8 {
             FailPolicy::Open
         },
         dryrun: false,
+        started: std::time::Instant::now(),
     });
     let outcome = catch_unwind(AssertUnwindSafe(|| decide_stdin(&ctx))).unwrap_or_else(|panic| {
         let what = panic
@@ -146,10 +154,18 @@ fn decide_stdin(ctx: &Context) -> Outcome {
         std::env::var("CALLUS_TEST_PANIC").map_or(true, |v| v != "1"),
         "deliberate test panic (CALLUS_TEST_PANIC=1, debug builds only)"
     );
-    let event = match hook::read_stdin().and_then(|b| hook::parse(&b)) {
+    // No host sends an empty payload: one that arrives means something broke on the way,
+    // and a guard that cannot see the call must not pass it as "no opinion".
+    let parsed = hook::read_stdin().map_err(|e| e.to_string()).and_then(|b| {
+        if b.iter().all(u8::is_ascii_whitespace) {
+            Err("empty hook payload: no call to decide".to_string())
+        } else {
+            hook::parse(&b).map_err(|e| e.to_string())
+        }
+    });
+    let event = match parsed {
         Ok(e) => e,
-        Err(e) => {
-            let msg = e.to_string();
+        Err(msg) => {
             record_error(ctx, None, &msg);
             return Outcome {
                 response: Response::Silent,
@@ -187,7 +203,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only the rules that may fire on this call are parsed (the decision is the same).
     let subject = Subject::new(&event.tool_name, &event.tool_input);
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
-    let decision = decide(&rules, &subject);
+    let decision = decide_until(&rules, &subject, Some(ctx.started + RULE_BUDGET));
     let mut error = load_errors
         .first()
         .map(|e| format!("ruleset unusable: {e}"))
@@ -222,9 +238,15 @@ fn halted(home: &Home, session_id: &str) -> Option<String> {
     if session_id.is_empty() {
         return None;
     }
-    let marker = home.halts_dir().join(marker_name(session_id));
-    let text = std::fs::read_to_string(marker).ok()?;
-    Some(text.lines().next().unwrap_or("halt").trim().to_string())
+    let dir = home.halts_dir();
+    let marker = dir.join(marker_name(session_id));
+    // Read safely: a FIFO or device put where a marker goes must not hang the guard, and a
+    // marker that is there but cannot be read still halts.
+    match crate::untrusted::read(&marker, Some(&dir), 64 * 1024) {
+        Ok(None) => None,
+        Ok(Some(text)) => Some(text.lines().next().unwrap_or("halt").trim().to_string()),
+        Err(e) => Some(format!("halt marker unreadable: {e}")),
+    }
 }
 
 /// A file name for a session id that cannot escape the halts directory.

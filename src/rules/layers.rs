@@ -348,20 +348,27 @@ fn read_layer(
     path: &Path,
     parse: &Parse<'_>,
 ) -> Result<Option<(Layer, Vec<String>)>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        // A path through a non-directory (e.g. `$CALLUS_HOME` is a file) holds no file either.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
-        }
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(text) = read_layer_text(kind, path)? else {
+        return Ok(None);
     };
     parse(kind, Some(path.to_path_buf()), Cow::Owned(text)).map(Some)
+}
+
+/// The largest rule layer file read, in bytes: a FIFO, a device or a larger file is an
+/// error of that layer, never a hang or a memory blow-up (see [`crate::untrusted`]).
+pub const LAYER_CAP: u64 = 4 * 1024 * 1024;
+
+/// The text of the layer file `path` (`None` when it does not exist), read safely: a
+/// regular file of at most [`LAYER_CAP`] bytes that stays inside its tree (the user's
+/// layers inside `$CALLUS_HOME`, the project's inside the repository; a file named in
+/// `$CALLUS_RULES` may be anywhere).
+pub fn read_layer_text(kind: LayerKind, path: &Path) -> Result<Option<String>> {
+    let root = match kind {
+        LayerKind::User | LayerKind::Candidates => path.parent(),
+        LayerKind::Project => path.parent().and_then(Path::parent),
+        LayerKind::Env | LayerKind::Starter => None,
+    };
+    crate::untrusted::read(path, root, LAYER_CAP)
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
