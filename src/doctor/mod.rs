@@ -49,7 +49,7 @@ impl Status {
 /// One line of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `clients`, `halts`.
+    /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `config`, `clients`, `halts`.
     pub area: &'static str,
     /// The outcome.
     pub status: Status,
@@ -86,6 +86,7 @@ pub fn run(args: &DoctorArgs) -> Result<Exit> {
     let wired = wiring::check(&mut report);
     store::check(&home, &wired, &mut report);
     rules(&home, &mut report);
+    config(&home, &mut report);
     clients::check(&mut report);
     let failures = report.count(Status::Fail);
     let warnings = report.count(Status::Warn);
@@ -120,6 +121,29 @@ pub fn run(args: &DoctorArgs) -> Result<Exit> {
     } else {
         Exit::Problem
     })
+}
+
+/// `CALLUS_FAIL` and `$CALLUS_HOME/config` must be valid: the guard fails closed on a
+/// configuration it cannot read for sure.
+fn config(home: &Home, report: &mut Report) {
+    let config = home.fail_config();
+    if config.problems.is_empty() {
+        report.add(
+            "config",
+            Status::Ok,
+            format!("fail {}", config.policy.as_str()),
+        );
+    }
+    for p in &config.problems {
+        report.add(
+            "config",
+            Status::Fail,
+            format!(
+                "{p} (the guard runs fail {} until this is fixed)",
+                config.policy.as_str()
+            ),
+        );
+    }
 }
 
 /// Every active ruleset must pass `guard check`.

@@ -55,10 +55,27 @@ pub fn check(args: &CheckArgs) -> Result<Exit> {
             },
         })
         .collect();
-    let all_ok = reports.iter().all(|r| r.ok);
+    // The configuration the guard runs under is checked too (strictly: see `config`).
+    let config = home.fail_config();
+    let problems: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+    let all_ok = reports.iter().all(|r| r.ok) && problems.is_empty();
     if args.json {
-        print_json(&json!({ "ok": all_ok, "files": reports }));
+        print_json(&json!({
+            "ok": all_ok,
+            "files": reports,
+            "config": {"fail": config.policy.as_str(), "problems": problems},
+        }));
     } else {
+        // Only a problem is shown: a valid configuration is the usual case.
+        if !problems.is_empty() {
+            println!(
+                "✗ config: fail {} (invalid configuration)",
+                config.policy.as_str()
+            );
+            for p in &problems {
+                println!("    error: {p}");
+            }
+        }
         for r in &reports {
             let mut line = format!(
                 "{} {}: {} rules",

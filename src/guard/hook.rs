@@ -46,6 +46,8 @@ pub const RULE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 struct Context {
     home: Home,
     policy: FailPolicy,
+    /// What is wrong with `CALLUS_FAIL` or the settings file (said on stderr every call).
+    config_problems: Vec<String>,
     dryrun: bool,
     started: std::time::Instant,
 }
@@ -53,8 +55,10 @@ struct Context {
 impl Context {
     fn from_env() -> Self {
         let home = Home::from_env();
+        let config = home.fail_config();
         Context {
-            policy: home.fail_policy(),
+            policy: config.policy,
+            config_problems: config.problems.iter().map(ToString::to_string).collect(),
             dryrun: std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1"),
             home,
             started: std::time::Instant::now(),
@@ -94,6 +98,7 @@ pub fn run() -> u8 {
         } else {
             FailPolicy::Open
         },
+        config_problems: Vec::new(),
         dryrun: false,
         started: std::time::Instant::now(),
     });
@@ -123,6 +128,13 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let mut response = outcome.response;
+    let fate = match ctx.policy {
+        FailPolicy::Closed => "the guard fails closed",
+        FailPolicy::Open => "ignored; failing open",
+    };
+    for problem in &ctx.config_problems {
+        let _ = writeln!(err, "callus: invalid configuration: {problem} ({fate})");
+    }
     if let Some(error) = &outcome.error {
         match ctx.policy {
             FailPolicy::Open => {
