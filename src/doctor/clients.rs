@@ -71,6 +71,12 @@ pub fn check(report: &mut Report) {
     }
 }
 
+/// The version of the client `name` (`claude`, `codex`) on `PATH`, if it answers.
+#[must_use]
+pub fn installed_version(name: &str) -> Option<(u64, u64, u64)> {
+    parse_version(&run_version(&find_on_path(name)?)?)
+}
+
 /// The first `X.Y.Z` in `text`.
 #[must_use]
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {

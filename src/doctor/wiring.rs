@@ -6,7 +6,9 @@ use std::time::SystemTime;
 
 use super::{Report, Status};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{HostKind, Role, find_on_path, is_executable};
+use crate::install::spec::{
+    CLAUDE_ON_FAILURE, GUARD_TIMEOUT, HostKind, Role, find_on_path, is_executable,
+};
 use crate::install::{Scope, Target, codex_home, codex_trust, user_home};
 
 /// A hooks file that has callus's hooks in it.
@@ -132,6 +134,9 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
         if target.host == HostKind::Codex && f.is_async {
             problems.push(format!("{} is async: Codex skips async hooks", spec.event));
         }
+        if spec.role == Role::Guard {
+            check_guard_failure(target.host, f, &mut problems, &mut warnings);
+        }
     }
     for f in found {
         if !is_executable(&f.binary) {
@@ -166,6 +171,53 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
     if target.host == HostKind::Codex {
         check_trust(report, target, doc, found);
     }
+}
+
+/// A guard hook must not outlive its purpose: without a `timeout` the host waits 600 s and
+/// then lets the call run. Failing closed on Claude Code ≥ 2.1.295 it also needs `onFailure:
+/// "block"`, or a guard that crashes or times out lets the call run anyway.
+fn check_guard_failure(
+    host: HostKind,
+    f: &Found,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    match f.timeout {
+        None => warnings.push(format!(
+            "{} has no timeout: the host waits {} s for a stalled guard, then lets the call run (run `callus install` again)",
+            f.event, 600
+        )),
+        Some(t) if t > GUARD_TIMEOUT => warnings.push(format!(
+            "{} timeout is {t} s (callus installs {GUARD_TIMEOUT} s)",
+            f.event
+        )),
+        Some(_) => {}
+    }
+    if host != HostKind::Claude
+        || crate::config::Home::from_env().fail_policy() != crate::config::FailPolicy::Closed
+    {
+        return;
+    }
+    let since = version(CLAUDE_ON_FAILURE);
+    let blocks = f.on_failure.as_deref() == Some("block");
+    match crate::doctor::clients::installed_version("claude") {
+        Some(v) if v >= CLAUDE_ON_FAILURE && !blocks => problems.push(format!(
+            "fail-closed is configured but {} has no `onFailure: \"block\"`: a guard that crashes or times out lets the call run (run `callus install` again)",
+            f.event
+        )),
+        Some(v) if v < CLAUDE_ON_FAILURE => warnings.push(format!(
+            "fail-closed is configured but Claude Code {} predates `onFailure: \"block\"` ({since}): a guard that times out lets the call run",
+            version(v)
+        )),
+        None if !blocks => warnings.push(
+            "fail-closed is configured but the Claude Code version is unknown, and the guard has no `onFailure: \"block\"`".to_string(),
+        ),
+        _ => {}
+    }
+}
+
+fn version((major, minor, patch): (u64, u64, u64)) -> String {
+    format!("{major}.{minor}.{patch}")
 }
 
 /// Codex skips a hook whose recorded `trusted_hash` is missing or stale, without a word.

@@ -70,6 +70,36 @@ pub struct HookSpec {
     pub is_async: bool,
 }
 
+/// The hook `timeout` (seconds) install writes for `callus guard`: far above the guard's
+/// own 2 s rule budget, far below the hosts' 600 s default (a stalled guard is no gate).
+pub const GUARD_TIMEOUT: u64 = 10;
+
+/// The hook `timeout` (seconds) install writes for `callus record`.
+pub const RECORD_TIMEOUT: u64 = 30;
+
+/// The first Claude Code version that honours `onFailure: "block"` on a command hook (a hook
+/// that fails or times out then blocks the call instead of letting it run).
+pub const CLAUDE_ON_FAILURE: (u64, u64, u64) = (2, 1, 295);
+
+impl Role {
+    /// The `timeout` install writes for this role.
+    #[must_use]
+    pub fn timeout(self) -> u64 {
+        match self {
+            Role::Guard => GUARD_TIMEOUT,
+            Role::Record => RECORD_TIMEOUT,
+        }
+    }
+}
+
+/// How install writes our handlers beyond the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HandlerOptions {
+    /// Write `onFailure: "block"` on the guard's handler (Claude Code ≥ 2.1.295, fail-closed
+    /// configured); otherwise an `onFailure: "block"` of ours is removed.
+    pub block_on_failure: bool,
+}
+
 /// The tools the guard screens on Claude Code.
 pub const CLAUDE_GUARD_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*";
 
