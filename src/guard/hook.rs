@@ -1,13 +1,18 @@
 //! `callus guard` as a `PreToolUse` hook: read one event, decide, audit, answer.
 //!
 //! The failure policy is explicit. Anything that stops the guard from deciding — stdin over
-//! the cap, malformed JSON, a non-object payload, a ruleset that does not load, a pattern
-//! that cannot run, a store that cannot be written, a panic — is an internal error. With the
+//! the cap, an empty payload, malformed JSON, a non-object payload, a ruleset that does not
+//! load (a layer file that is not a regular file, leaves its tree or is over its cap
+//! included: see `untrusted`), a pattern that cannot run or exhausts its backtracking budget
+//! on the call's text, the rules running past [`RULE_BUDGET`], a store that cannot be
+//! written, a panic — is an internal error. With the
 //! default policy (fail open) the error does not stop the call (the rules that loaded still
 //! decide it), a one-line `callus:` note saying which goes to stderr and an `error` record to
 //! the audit chain (or to `errors.log` when the store itself failed).
 //! With `CALLUS_FAIL=closed` (or `fail = "closed"` in `$CALLUS_HOME/config`) every internal
-//! error blocks the call with the reason. The audit record states what was enforced. The
+//! error blocks the call with the reason; an invalid configuration fails closed when it
+//! asked for closed or leaves the policy unknown, and is said on stderr on every call
+//! (`config::Home::fail_config`). The audit record states what was enforced. The
 //! process only ever exits 0 or 2: panics are caught, because any other code lets the call
 //! through in the host without a word. `CALLUS_DRYRUN=1` decides and audits but prints
 //! nothing and always exits 0.

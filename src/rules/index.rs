@@ -3,7 +3,7 @@
 //! Building a rule (its strings, its patterns) costs more than checking it, and most rules
 //! cannot fire on most calls. The hook checks every rule of every layer in full on every call
 //! (`parse::check_document`: the same validity `guard check` applies, so a broken rule is
-//! an error whatever the call), then builds only the rules [`may_fire`] admits: their tool
+//! an error whatever the call), then builds only the rules `may_fire` admits: their tool
 //! glob matches, their field is not blank, and one literal that every match of one of their
 //! `any` patterns contains occurs in the text (see `prefilter`).
 //!

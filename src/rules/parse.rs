@@ -6,7 +6,7 @@
 //! a document for a type or key problem, a second, field-by-field pass over the JSON value
 //! finds the same problem and names the file, the rule id and the field; meaning checks
 //! (actions, messages, flags, dates) run once, in `check_rule`, for both. Checking and
-//! building are apart ([`check_document`], [`Unbuilt::build`]): the hook checks every rule
+//! building are apart (`check_document`, `Unbuilt::build`): the hook checks every rule
 //! and builds only those that may fire on its call.
 
 use std::borrow::Cow;
