@@ -16,6 +16,7 @@ const RANKS: &[(&str, u8)] = &[
     ("output", 0),
     ("window", 0),
     ("redact", 0),
+    ("untrusted", 0),
     ("digest", 1),
     ("config", 1),
     ("runtime", 2),

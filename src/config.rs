@@ -66,12 +66,6 @@ impl Home {
         self.dir.join("candidates.json")
     }
 
-    /// Derived data callus can always rebuild (the rule layers' indexes); safe to delete.
-    #[must_use]
-    pub fn cache_dir(&self) -> PathBuf {
-        self.dir.join("cache")
-    }
-
     /// Internal errors of the hooks (never shown to the agent).
     #[must_use]
     pub fn errors_log(&self) -> PathBuf {
@@ -90,39 +84,206 @@ impl Home {
         self.dir.join("config")
     }
 
-    /// Read one setting from the settings file; `None` when absent or unreadable.
-    ///
-    /// The format is deliberately tiny: one `key = value` per line, values optionally in
-    /// double quotes, `#` starts a comment line.
+    /// The settings file, read and checked strictly (see [`Settings`]).
     #[must_use]
-    pub fn setting(&self, key: &str) -> Option<String> {
-        let text = std::fs::read_to_string(self.settings_path()).ok()?;
-        parse_setting(&text, key)
+    pub fn settings(&self) -> Settings {
+        let path = self.settings_path();
+        match crate::untrusted::read(&path, Some(&self.dir), 64 * 1024) {
+            Ok(None) => Settings::default(),
+            Ok(Some(text)) => Settings::parse(&path, &text),
+            Err(e) => Settings {
+                problems: vec![Problem {
+                    at: path.display().to_string(),
+                    msg: format!("cannot be read: {e}"),
+                    about_fail: true,
+                }],
+                ..Settings::default()
+            },
+        }
     }
 
-    /// The guard's failure policy: `CALLUS_FAIL`, else the `fail` setting, else open.
+    /// The guard's failure policy and what is wrong with the configuration it came from:
+    /// `CALLUS_FAIL`, else the `fail` setting, else open. When a source is invalid the
+    /// policy is closed if any source asked for closed or the problem leaves it unknown (a
+    /// typo in a value, an unreadable file), so a broken configuration never fails open
+    /// where closed was meant.
+    #[must_use]
+    pub fn fail_config(&self) -> FailConfig {
+        let settings = self.settings();
+        let mut problems = settings.problems;
+        let env = std::env::var("CALLUS_FAIL")
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        let from_env = env.as_deref().map(|v| {
+            let policy = FailPolicy::parse(v);
+            if policy.is_none() {
+                problems.push(Problem {
+                    at: "CALLUS_FAIL".into(),
+                    msg: format!("unknown value '{v}' (open or closed)"),
+                    about_fail: true,
+                });
+            }
+            policy
+        });
+        let asked_closed = from_env == Some(Some(FailPolicy::Closed))
+            || settings.fail == Some(FailPolicy::Closed)
+            || problems.iter().any(|p| p.about_fail);
+        let policy = if asked_closed {
+            FailPolicy::Closed
+        } else {
+            from_env
+                .flatten()
+                .or(settings.fail)
+                .unwrap_or(FailPolicy::Open)
+        };
+        FailConfig { policy, problems }
+    }
+
+    /// The guard's failure policy (see [`Home::fail_config`]).
     #[must_use]
     pub fn fail_policy(&self) -> FailPolicy {
-        let value = std::env::var("CALLUS_FAIL")
-            .ok()
-            .filter(|v| !v.is_empty())
-            .or_else(|| self.setting("fail"));
-        match value.as_deref().map(str::trim) {
-            Some(v) if v.eq_ignore_ascii_case("closed") => FailPolicy::Closed,
-            _ => FailPolicy::Open,
+        self.fail_config().policy
+    }
+}
+
+/// The failure policy and the configuration problems found on the way.
+#[derive(Debug, Clone)]
+pub struct FailConfig {
+    /// The policy in force.
+    pub policy: FailPolicy,
+    /// Every problem of `CALLUS_FAIL` and the settings file, in the order found.
+    pub problems: Vec<Problem>,
+}
+
+impl FailPolicy {
+    /// `open` or `closed`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailPolicy::Open => "open",
+            FailPolicy::Closed => "closed",
+        }
+    }
+
+    /// `open` or `closed` (any case, surrounding blanks ignored).
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        match value.trim() {
+            v if v.eq_ignore_ascii_case("open") => Some(FailPolicy::Open),
+            v if v.eq_ignore_ascii_case("closed") => Some(FailPolicy::Closed),
+            _ => None,
         }
     }
 }
 
-/// Find `key` in settings text (see [`Home::setting`]).
-#[must_use]
-pub fn parse_setting(text: &str, key: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .find(|(k, _)| k.trim() == key)
-        .map(|(_, v)| v.trim().trim_matches('"').to_string())
+/// One thing wrong with the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where: `FILE:LINE`, the file, or the variable.
+    pub at: String,
+    /// What is wrong.
+    pub msg: String,
+    /// Whether it leaves the failure policy unknown or asks for closed (then the guard
+    /// fails closed).
+    pub about_fail: bool,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.msg)
+    }
+}
+
+/// The keys the settings file knows.
+pub const SETTING_KEYS: &[&str] = &["fail"];
+
+/// The settings file, `$CALLUS_HOME/config`: one `key = value` per line, the value bare or
+/// in double quotes, blank lines and `#` comments (whole lines, or after the value) ignored.
+/// Strict: an unknown key (keys are lowercase), a bad value, a repeated key or a line of
+/// another shape is a [`Problem`] naming the file and line.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `fail`: the guard's failure policy.
+    pub fail: Option<FailPolicy>,
+    /// What is wrong with the file.
+    pub problems: Vec<Problem>,
+}
+
+impl Settings {
+    /// Parse settings `text` read from `path`.
+    #[must_use]
+    pub fn parse(path: &Path, text: &str) -> Self {
+        let mut out = Settings::default();
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut problem = |msg: String, about_fail: bool| {
+                out.problems.push(Problem {
+                    at: format!("{}:{}", path.display(), i + 1),
+                    msg,
+                    about_fail,
+                });
+            };
+            let mentions_closed = line.to_ascii_lowercase().contains("closed");
+            let Some((key, rest)) = line.split_once('=') else {
+                problem(format!("not a `key = value` line: {line}"), true);
+                continue;
+            };
+            let key = key.trim();
+            let value = match setting_value(rest) {
+                Ok(v) => v,
+                Err(msg) => {
+                    problem(msg, mentions_closed || key.eq_ignore_ascii_case("fail"));
+                    continue;
+                }
+            };
+            if !SETTING_KEYS.contains(&key) {
+                problem(
+                    format!("unknown key '{key}' (known: {})", SETTING_KEYS.join(", ")),
+                    mentions_closed || key.eq_ignore_ascii_case("fail"),
+                );
+                continue;
+            }
+            if seen.contains(&key) {
+                problem(format!("'{key}' is set twice"), true);
+                continue;
+            }
+            seen.push(key);
+            match FailPolicy::parse(value) {
+                Some(policy) => out.fail = Some(policy),
+                None => problem(
+                    format!("fail: unknown value '{value}' (open or closed)"),
+                    true,
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// The value after `=`: a double-quoted string (no escapes) or a bare word, then nothing
+/// but an optional `# comment`.
+fn setting_value(rest: &str) -> std::result::Result<&str, String> {
+    let rest = rest.trim();
+    let (value, tail) = if let Some(quoted) = rest.strip_prefix('"') {
+        let end = quoted
+            .find('"')
+            .ok_or_else(|| format!("unterminated quoted value: {rest}"))?;
+        (&quoted[..end], &quoted[end + 1..])
+    } else {
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '#')
+            .unwrap_or(rest.len());
+        (&rest[..end], &rest[end..])
+    };
+    let tail = tail.trim();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return Err(format!("unexpected text after the value: {tail}"));
+    }
+    Ok(value)
 }
 
 /// The repository root of `cwd`: the nearest ancestor holding `.git` (dir or file), if any.
@@ -153,7 +314,7 @@ pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
 pub enum Durability {
     /// `fsync` first: after a crash the file is the old one or the new one, whole.
     Synced,
-    /// No `fsync`: for what callus can always rebuild (the layer index), written on a
+    /// No `fsync`: for what callus can always rebuild, written on a
     /// hook's path, which must not wait on the disk.
     Cached,
 }
@@ -184,11 +345,59 @@ mod tests {
     use super::*;
 
     #[test]
-    fn settings_parse_quoted_and_bare_values() {
-        let text = "# comment\nfail = \"closed\"\nother=1\n";
-        assert_eq!(parse_setting(text, "fail").as_deref(), Some("closed"));
-        assert_eq!(parse_setting(text, "other").as_deref(), Some("1"));
-        assert_eq!(parse_setting(text, "missing"), None);
+    fn settings_parse_strictly_with_file_and_line() {
+        let p = Path::new("/h/config");
+        let parse = |text: &str| Settings::parse(p, text);
+        for (text, want) in [
+            ("# comment\nfail = \"closed\"\n", FailPolicy::Closed),
+            ("fail = closed", FailPolicy::Closed),
+            ("fail = \"closed\"  # strict", FailPolicy::Closed),
+            ("fail=open # comment", FailPolicy::Open),
+            ("  fail = \"OPEN\"", FailPolicy::Open),
+        ] {
+            let s = parse(text);
+            assert_eq!((s.fail, s.problems), (Some(want), Vec::new()), "{text}");
+        }
+        let problem = |text: &str| {
+            let s = parse(text);
+            assert_eq!(s.problems.len(), 1, "{text}: {:?}", s.problems);
+            let p = &s.problems[0];
+            (p.to_string(), p.about_fail)
+        };
+        assert_eq!(
+            problem("\nFAIL = closed"),
+            ("/h/config:2: unknown key 'FAIL' (known: fail)".into(), true)
+        );
+        assert_eq!(
+            problem("fail = \"clsoed\""),
+            (
+                "/h/config:1: fail: unknown value 'clsoed' (open or closed)".into(),
+                true
+            )
+        );
+        assert_eq!(
+            problem("colour = red"),
+            (
+                "/h/config:1: unknown key 'colour' (known: fail)".into(),
+                false
+            )
+        );
+        assert!(
+            problem("fail = closed strict")
+                .0
+                .contains("after the value")
+        );
+        assert!(problem("fail = \"closed").0.contains("unterminated"));
+        assert!(
+            problem("fail closed")
+                .0
+                .contains("not a `key = value` line")
+        );
+        assert!(
+            problem("fail = open\nfail = closed")
+                .0
+                .contains("set twice")
+        );
     }
 
     #[test]

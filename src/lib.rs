@@ -38,6 +38,7 @@ pub mod session;
 pub mod shell;
 pub mod store;
 pub mod sync;
+pub mod untrusted;
 pub mod window;
 
 pub use error::{Error, Exit, Result};

@@ -12,9 +12,10 @@
 //!
 //! Every sentinel in a text is found, one per line, and the first *stop* wins over any
 //! advisory, so a `warn` earlier in the text never hides a later `halt`. The anchor counts
-//! anywhere in a line except mid-word or mid-path (so `…/RECUSE/` in a URL or `xRECUSE/` does
-//! not trip it), which also catches sentinels embedded in JSON strings; the two-character
-//! escapes `\n` and `\r` end a line too, for text that is still JSON-encoded.
+//! only where the spec puts a sentinel: at the start of a line, at the start of a JSON string
+//! (text still JSON-encoded), or as the value of a header or banner field (`Recuse-Signal:`,
+//! `X-Recuse:`, `Warning:`, `NOTICE:`); a mention inside prose, a quoted example or a path
+//! never halts a session. The two-character escapes `\n` and `\r` end a line too.
 //!
 //! [`scan`] is what the recorder calls on every tool result: without the anchor it costs one
 //! substring search; on a stop it writes the session's halt marker, which `callus guard`
@@ -211,9 +212,15 @@ pub fn halted(home: &Home, session_id: &str) -> Option<String> {
     if session_id.is_empty() {
         return None;
     }
+    let dir = home.halts_dir();
     let marker = marker_path(home, session_id);
-    let text = std::fs::read_to_string(marker).ok()?;
-    Some(text.lines().next().unwrap_or("halt").trim().to_string())
+    // Read safely: a FIFO or device put where a marker goes must not hang the guard, and a
+    // marker that is there but cannot be read still halts.
+    match crate::untrusted::read(&marker, Some(&dir), 64 * 1024) {
+        Ok(None) => None,
+        Ok(Some(text)) => Some(text.lines().next().unwrap_or("halt").trim().to_string()),
+        Err(e) => Some(format!("halt marker unreadable: {e}")),
+    }
 }
 
 fn write_marker(home: &Home, session_id: &str, signal: &Signal) -> crate::Result<()> {
@@ -267,18 +274,47 @@ fn split_lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Byte offset of the first anchor in `line` that is not mid-word or mid-path.
+/// Byte offset of the first anchor in `line` that stands where the spec puts a sentinel
+/// (see [`sentinel_position`]).
 fn find_anchor(line: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(off) = line[from..].find(ANCHOR) {
         let at = from + off;
-        let prev = line[..at].chars().next_back();
-        if prev.is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '/' | '.' | '-' | '_'))) {
+        if sentinel_position(&line[..at]) {
             return Some(at);
         }
         from = at + ANCHOR.len();
     }
     None
+}
+
+/// The header and banner fields a sentinel may follow (any case): the HTTP headers
+/// `Recuse-Signal` and `X-Recuse`, a Kubernetes `Warning:`, a `PostgreSQL` `NOTICE:`.
+const FIELDS: &[&str] = &["recuse-signal", "x-recuse", "warning", "notice"];
+
+/// Does a sentinel after `before` (the line up to the anchor) stand in one of the spec's
+/// forms? Its own line (after indentation, or the `<`/`>` that `curl -v` puts before header
+/// lines); the start of a JSON string (a tool result still JSON-encoded: a documented JSON
+/// field, or a whole output that is the sentinel); or the value of a header or banner field
+/// ([`FIELDS`]). Anywhere else — a word inside prose, a quoted example, a path — it is not
+/// a sentinel, so a page that merely mentions RECUSE does not halt the session.
+fn sentinel_position(before: &str) -> bool {
+    let lead = before.trim_start_matches([' ', '\t', '<', '>']);
+    if lead.is_empty() {
+        return true;
+    }
+    if let Some(open) = before.strip_suffix('"') {
+        let open = open.trim_end();
+        if open.is_empty() || open.ends_with([':', '[', ',']) {
+            return true;
+        }
+    }
+    let Some(field) = lead.trim_end().strip_suffix(':') else {
+        return false;
+    };
+    FIELDS
+        .iter()
+        .any(|f| field.trim_end().eq_ignore_ascii_case(f))
 }
 
 /// Parse the sentinel starting at `s` (which starts with the anchor).
@@ -417,6 +453,40 @@ mod tests {
         }
     }
 
+    /// Issue 15, item 6: a page or file that mentions the sentinel in prose (callus's own
+    /// README included) halted the session. Only the spec's forms count.
+    #[test]
+    fn a_sentinel_counts_only_in_the_spec_forms() {
+        for prose in [
+            "garbage RECUSE/ oops not-a-sentinel",
+            "a `RECUSE/1.0 halt` sentinel in a tool result halts the session",
+            "prefix text RECUSE/0.2 halt; id=1",
+            "echo 'RECUSE/0.2 halt'",
+            r#"{"text":"the docs say RECUSE/0.2 halt stops you"}"#,
+            "Subject: RECUSE/0.2 halt",
+            include_str!("../README.md"),
+        ] {
+            assert!(scan_text(prose).is_empty(), "{prose:?}");
+        }
+        for form in [
+            "RECUSE/0.2 halt; id=1",
+            "    RECUSE/0.2 halt; id=1",
+            "Recuse-Signal: RECUSE/0.3 halt; id=1",
+            "< x-recuse: RECUSE/0.2 halt; id=1",
+            "NOTICE:  RECUSE/0.2 halt; id=1",
+            "Warning: RECUSE/0.2 halt; id=1",
+            r#"{"content":[{"type":"text","text":"RECUSE/0.2 halt; id=1"}]}"#,
+            r#"{"status":"error","recuse": "RECUSE/0.2 halt; id=1"}"#,
+        ] {
+            let s = one(form);
+            assert_eq!(
+                (&s.directive, s.id()),
+                (&Directive::Halt, Some("1")),
+                "{form:?}"
+            );
+        }
+    }
+
     #[test]
     fn no_anchor_no_signal_and_case_matters() {
         assert!(scan_text("df: 43% used\nmem: 61% used\nall nominal").is_empty());
@@ -429,7 +499,7 @@ mod tests {
     #[test]
     fn malformed_after_the_anchor_is_a_stop() {
         for text in [
-            "garbage RECUSE/ oops not-a-sentinel",
+            "RECUSE/ oops not-a-sentinel",
             "RECUSE/1 halt",
             "RECUSE/x.y halt",
             "RECUSE/0.2",

@@ -1,6 +1,6 @@
 //! Integration tests: `doctor`, one test per kind of problem it must catch.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use callus::store::audit::{self, AuditRecord};
 use serde_json::Value;
@@ -340,4 +340,71 @@ fn the_text_report_has_glyphs_and_a_verdict() {
     );
     assert!(out.contains("FAILED — "), "{out}");
     assert_eq!(o.status.code(), Some(1));
+}
+
+/// The guard handler in a Claude Code settings file.
+fn guard_handler(settings: &Path) -> Value {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(settings).unwrap()).unwrap();
+    doc["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .find(|h| h["command"].as_str().is_some_and(|c| c.ends_with(" guard")))
+        .expect("a guard handler")
+}
+
+/// Issue 15, item 2: install set no hook `timeout` (the host waits 600 s, then lets the call
+/// run) and no `onFailure: "block"`, so a timed-out guard let the call run even failing
+/// closed. Install now writes both where the host honours them, and doctor checks them.
+#[test]
+fn install_writes_a_timeout_and_on_failure_block_when_closed_and_doctor_checks_both() {
+    let env = doctor_env();
+    fake_client(&env, "claude", "2.1.300 (Claude Code)");
+    let settings = install_project(&env);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    for (event, groups) in doc["hooks"].as_object().unwrap() {
+        for h in groups[0]["hooks"].as_array().unwrap() {
+            assert!(h["timeout"].as_u64().is_some(), "{event}: {h}");
+        }
+    }
+    let guard = guard_handler(&settings);
+    assert_eq!(guard["timeout"], 10);
+    assert!(guard.get("onFailure").is_none(), "failing open: {guard}");
+    // Failing closed on a Claude Code that honours it: the guard blocks when it fails.
+    env.write_home("config", "fail = closed\n");
+    install_project(&env);
+    assert_eq!(guard_handler(&settings)["onFailure"], "block");
+    let v = doctor(&env);
+    assert!(!has(&v, "wiring", "fail", "onFailure"), "{v:#}");
+    assert!(!has(&v, "wiring", "warn", "timeout"), "{v:#}");
+    // Doctor notices each one missing.
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    for group in doc["hooks"]["PreToolUse"].as_array_mut().unwrap() {
+        for h in group["hooks"].as_array_mut().unwrap() {
+            let h = h.as_object_mut().unwrap();
+            h.remove("onFailure");
+            h.insert("timeout".into(), 600.into());
+        }
+    }
+    std::fs::write(&settings, doc.to_string()).unwrap();
+    let v = doctor(&env);
+    assert!(
+        has(&v, "wiring", "fail", "no `onFailure: \"block\"`"),
+        "{v:#}"
+    );
+    assert!(has(&v, "wiring", "warn", "timeout is 600 s"), "{v:#}");
+    // An older Claude Code cannot honour it: install says so, doctor warns.
+    fake_client(&env, "claude", "2.1.200 (Claude Code)");
+    let o = env.run(&["install", "--project"], b"");
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("needs Claude Code 2.1.295"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(guard_handler(&settings).get("onFailure").is_none());
+    let v = doctor(&env);
+    assert!(has(&v, "wiring", "warn", "predates"), "{v:#}");
 }

@@ -5,6 +5,7 @@
 mod actions;
 mod audit;
 mod check;
+mod config;
 mod failure;
 mod fixtures;
 mod index;

@@ -151,3 +151,73 @@ fn a_halt_seen_by_the_recorder_blocks_the_next_call() {
         Some(0)
     );
 }
+
+/// A `PostToolUse` of a `Read` whose result is `content`.
+fn read_result(session: &str, content: &str) -> Vec<u8> {
+    json!({
+        "session_id": session,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Read",
+        "tool_input": {"file_path": "/repo/README.md"},
+        "tool_response": {"type": "text", "file": {"filePath": "/repo/README.md", "content": content}},
+        "tool_use_id": format!("toolu_read_{session}"),
+        "prompt_id": "p1",
+        "cwd": "/tmp",
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Issue 15, item 6: reading a page or file that merely mentions the sentinel in prose
+/// (callus's own README) halted the session. Only the spec's forms count now; a sentinel
+/// on its own line still halts.
+#[test]
+fn a_sentinel_mentioned_in_prose_halts_nothing() {
+    let env = Env::new();
+    let readme = include_str!("../README.md");
+    assert!(
+        readme.contains("RECUSE/"),
+        "the README mentions the sentinel"
+    );
+    for text in [
+        readme,
+        "Docs: a `RECUSE/0.2 halt; reason=x` line stops the agent.",
+    ] {
+        let o = env.run(&["record"], &read_result("sess-p", text));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = env.run(&["guard"], &pre_tool_use("sess-p", "ls"));
+        assert_eq!(o.status.code(), Some(0), "not halted: {}", stderr(&o));
+    }
+    let o = env.run(
+        &["record"],
+        &read_result(
+            "sess-p",
+            "notes\nRECUSE/0.2 halt; reason=operator-request\n",
+        ),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = env.run(&["guard"], &pre_tool_use("sess-p", "ls"));
+    assert_eq!(o.status.code(), Some(2), "halted: {}", stderr(&o));
+}
+
+/// Issue 15, item 6: the halted session could not lift its halt, but any other session
+/// could run `callus session resume`, or remove the marker, unguarded. The starter policy
+/// refuses both from an agent's tool call.
+#[test]
+fn an_agent_cannot_lift_a_halt_through_a_tool_call() {
+    let env = Env::new();
+    let home = Home::at(env.home_path());
+    let _ = recuse::scan(&home, "sess-h", "RECUSE/0.2 halt; reason=x");
+    for command in [
+        "callus session resume sess-h",
+        "cd /tmp && callus session resume sess-h",
+        "rm -f ~/.callus/halted/sess-h",
+        "rm $CALLUS_HOME/halted/*",
+        "python3 -c 'import os; os.remove(\"/home/u/.callus/halted/sess-h\")'",
+    ] {
+        let o = env.run(&["guard"], &pre_tool_use("sess-other", command));
+        let refused = o.status.code() == Some(2) || stdout(&o).contains("\"deny\"");
+        assert!(refused, "{command}: {} {}", stdout(&o), stderr(&o));
+    }
+    assert!(recuse::marker_path(&home, "sess-h").exists());
+}

@@ -12,28 +12,33 @@ use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{ToolCall, Verdict, agent_text, evaluate};
 use crate::output::print_json;
+use crate::rules::LayerKind;
 use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
-use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files};
+use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files, read_layer_text};
 use crate::store::audit;
 use crate::{Error, Exit, Result};
 
 /// `callus guard check [FILE…]`.
 pub(super) fn check(home: &Home, args: &CheckArgs) -> Exit {
-    let targets: Vec<(String, Option<PathBuf>)> = if args.files.is_empty() {
+    let targets: Vec<(String, Option<PathBuf>, LayerKind)> = if args.files.is_empty() {
         active_layer_files(home)
     } else {
         args.files
             .iter()
-            .map(|p| (p.display().to_string(), Some(p.clone())))
+            .map(|p| (p.display().to_string(), Some(p.clone()), LayerKind::Env))
             .collect()
     };
     let user_file = std::fs::canonicalize(home.rules_path()).ok();
     let reports: Vec<FileReport> = targets
         .iter()
-        .map(|(name, path)| match path {
+        .map(|(name, path, kind)| match path {
             None => check_text(name, STARTER_JSON),
-            Some(p) => match std::fs::read_to_string(p) {
+            // Read as the hook reads it: a FIFO, a device or a symlink out of its tree is
+            // refused here too, never waited on.
+            Some(p) => match read_layer_text(*kind, p)
+                .and_then(|t| t.ok_or_else(|| Error::io(p, std::io::ErrorKind::NotFound.into())))
+            {
                 Ok(text) => {
                     let is_user = user_file.is_some() && std::fs::canonicalize(p).ok() == user_file;
                     check_layer_text(name, &text, is_user)
@@ -51,10 +56,27 @@ pub(super) fn check(home: &Home, args: &CheckArgs) -> Exit {
             },
         })
         .collect();
-    let all_ok = reports.iter().all(|r| r.ok);
+    // The configuration the guard runs under is checked too (strictly: see `config`).
+    let config = home.fail_config();
+    let problems: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+    let all_ok = reports.iter().all(|r| r.ok) && problems.is_empty();
     if args.json {
-        print_json(&json!({ "ok": all_ok, "files": reports }));
+        print_json(&json!({
+            "ok": all_ok,
+            "files": reports,
+            "config": {"fail": config.policy.as_str(), "problems": problems},
+        }));
     } else {
+        // Only a problem is shown: a valid configuration is the usual case.
+        if !problems.is_empty() {
+            println!(
+                "✗ config: fail {} (invalid configuration)",
+                config.policy.as_str()
+            );
+            for p in &problems {
+                println!("    error: {p}");
+            }
+        }
         for r in &reports {
             let mut line = format!(
                 "{} {}: {} rules",

@@ -123,7 +123,8 @@ fn show(home: &Home, which: &str, as_json: bool) -> Result<Exit> {
                 })?,
                 path => PathBuf::from(path),
             };
-            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            let text = crate::untrusted::read(&path, None, crate::rules::layers::LAYER_CAP)?
+                .ok_or_else(|| Error::io(&path, std::io::ErrorKind::NotFound.into()))?;
             (path.display().to_string(), text)
         }
     };

@@ -96,7 +96,6 @@ mod tests {
             project: Some(project.clone()),
             env: vec![env, dir.path().join("missing.json")],
             candidates: dir.path().join("candidates.json"),
-            cache: dir.path().join("cache"),
         };
         let ids = load(&paths);
         assert_eq!(ids.keys().collect::<Vec<_>>(), ["a", "b", "c"]);

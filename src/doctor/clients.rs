@@ -3,21 +3,14 @@
 //! newer (or older) client is a warning — `block` or `deny` may behave differently — never a
 //! failure. A client not on `PATH` is information only.
 
-use std::io::Read as _;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
 use super::{Report, Status};
-use crate::install::spec::find_on_path;
+use crate::host::client::{find_on_path, parse_version, run_version};
 
 /// Claude Code version the end-to-end suite last passed on.
 pub const TESTED_CLAUDE: &str = "2.1.328";
 
 /// Codex version the end-to-end suite last passed on.
 pub const TESTED_CODEX: &str = "0.169.0";
-
-/// Longest a `--version` may take.
-const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Check both clients.
 pub fn check(report: &mut Report) {
@@ -67,48 +60,6 @@ pub fn check(report: &mut Report) {
                     if order.is_gt() { "newer" } else { "older" }
                 ),
             ),
-        }
-    }
-}
-
-/// The first `X.Y.Z` in `text`.
-#[must_use]
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .find_map(|word| {
-            let mut parts = word.split('.').filter(|p| !p.is_empty());
-            let v = (
-                parts.next()?.parse().ok()?,
-                parts.next()?.parse().ok()?,
-                parts.next()?.parse().ok()?,
-            );
-            Some(v)
-        })
-}
-
-/// stdout of `bin --version`, or `None` when it fails or takes longer than [`TIMEOUT`].
-fn run_version(bin: &std::path::Path) -> Option<String> {
-    let mut child = Command::new(bin)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut out = String::new();
-                child.stdout.take()?.read_to_string(&mut out).ok()?;
-                return status.success().then_some(out);
-            }
-            Ok(None) if start.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
         }
     }
 }

@@ -49,7 +49,7 @@ impl Status {
 /// One line of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `clients`, `halts`.
+    /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `config`, `clients`, `halts`.
     pub area: &'static str,
     /// The outcome.
     pub status: Status,
@@ -85,6 +85,7 @@ pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
     let wired = wiring::check(&mut report);
     store::check(home, &wired, &mut report);
     rules(home, &mut report);
+    config(home, &mut report);
     clients::check(&mut report);
     let failures = report.count(Status::Fail);
     let warnings = report.count(Status::Warn);
@@ -121,13 +122,38 @@ pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
     })
 }
 
+/// `CALLUS_FAIL` and `$CALLUS_HOME/config` must be valid: the guard fails closed on a
+/// configuration it cannot read for sure.
+fn config(home: &Home, report: &mut Report) {
+    let config = home.fail_config();
+    if config.problems.is_empty() {
+        report.add(
+            "config",
+            Status::Ok,
+            format!("fail {}", config.policy.as_str()),
+        );
+    }
+    for p in &config.problems {
+        report.add(
+            "config",
+            Status::Fail,
+            format!(
+                "{p} (the guard runs fail {} until this is fixed)",
+                config.policy.as_str()
+            ),
+        );
+    }
+}
+
 /// Every active ruleset must pass `guard check`.
 fn rules(home: &Home, report: &mut Report) {
-    for (name, path) in crate::rules::layers::active_layer_files(home) {
+    for (name, path, kind) in crate::rules::layers::active_layer_files(home) {
         let file = match &path {
             None => crate::rules::check::check_text(&name, crate::rules::layers::STARTER_JSON),
-            Some(p) => match std::fs::read_to_string(p) {
-                Ok(text) => crate::rules::check::check_text(&name, &text),
+            // Read as the hook reads it (see `untrusted`).
+            Some(p) => match crate::rules::layers::read_layer_text(kind, p) {
+                Ok(Some(text)) => crate::rules::check::check_text(&name, &text),
+                Ok(None) => continue,
                 Err(e) => {
                     report.add("rules", Status::Fail, format!("{name}: cannot read: {e}"));
                     continue;

@@ -8,7 +8,7 @@ use super::{Report, Status};
 use crate::host::codex_home;
 use crate::host::{Host, Role, Trust};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{find_on_path, is_executable};
+use crate::install::spec::{GUARD_TIMEOUT, find_on_path, is_executable};
 use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
@@ -131,6 +131,9 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
                 target.host.slug()
             ));
         }
+        if spec.role == Role::Guard {
+            check_guard_failure(target.host, f, &mut problems, &mut warnings);
+        }
     }
     for f in found {
         if !is_executable(&f.binary) {
@@ -165,6 +168,54 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
     if target.host.spec().trust == Trust::CodexHash {
         check_trust(report, target, doc, found);
     }
+}
+
+/// A guard hook must not outlive its purpose: without a `timeout` the host waits 600 s and
+/// then lets the call run. Failing closed on Claude Code ≥ 2.1.295 it also needs `onFailure:
+/// "block"`, or a guard that crashes or times out lets the call run anyway.
+fn check_guard_failure(
+    host: Host,
+    f: &Found,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    match f.timeout {
+        None => warnings.push(format!(
+            "{} has no timeout: the host waits {} s for a stalled guard, then lets the call run (run `callus install` again)",
+            f.event, 600
+        )),
+        Some(t) if t > GUARD_TIMEOUT => warnings.push(format!(
+            "{} timeout is {t} s (callus installs {GUARD_TIMEOUT} s)",
+            f.event
+        )),
+        Some(_) => {}
+    }
+    let Some(on_failure) = host.spec().block_on_failure_since else {
+        return;
+    };
+    if crate::config::Home::from_env().fail_policy() != crate::config::FailPolicy::Closed {
+        return;
+    }
+    let since = version(on_failure);
+    let blocks = f.on_failure.as_deref() == Some("block");
+    match crate::host::client::installed_version(host.spec().executable) {
+        Some(v) if v >= on_failure && !blocks => problems.push(format!(
+            "fail-closed is configured but {} has no `onFailure: \"block\"`: a guard that crashes or times out lets the call run (run `callus install` again)",
+            f.event
+        )),
+        Some(v) if v < on_failure => warnings.push(format!(
+            "fail-closed is configured but Claude Code {} predates `onFailure: \"block\"` ({since}): a guard that times out lets the call run",
+            version(v)
+        )),
+        None if !blocks => warnings.push(
+            "fail-closed is configured but the Claude Code version is unknown, and the guard has no `onFailure: \"block\"`".to_string(),
+        ),
+        _ => {}
+    }
+}
+
+fn version((major, minor, patch): (u64, u64, u64)) -> String {
+    format!("{major}.{minor}.{patch}")
 }
 
 /// Codex skips a hook whose recorded `trusted_hash` is missing or stale, without a word.

@@ -1,13 +1,18 @@
 //! `callus guard` as a `PreToolUse` hook: read one event, decide, audit, answer.
 //!
 //! The failure policy is explicit. Anything that stops the guard from deciding — stdin over
-//! the cap, malformed JSON, a non-object payload, a ruleset that does not load, a pattern
-//! that cannot run, a store that cannot be written, a panic — is an internal error. With the
+//! the cap, an empty payload, malformed JSON, a non-object payload, a ruleset that does not
+//! load (a layer file that is not a regular file, leaves its tree or is over its cap
+//! included: see `untrusted`), a pattern that cannot run or exhausts its backtracking budget
+//! on the call's text, the rules running past [`RULE_BUDGET`], a store that cannot be
+//! written, a panic — is an internal error. With the
 //! default policy (fail open) the error does not stop the call (the rules that loaded still
 //! decide it), a one-line `callus:` note saying which goes to stderr and an `error` record to
 //! the audit chain (or to `errors.log` when the store itself failed).
 //! With `CALLUS_FAIL=closed` (or `fail = "closed"` in `$CALLUS_HOME/config`) every internal
-//! error blocks the call with the reason. The audit record states what was enforced. The
+//! error blocks the call with the reason; an invalid configuration fails closed when it
+//! asked for closed or leaves the policy unknown, and is said on stderr on every call
+//! (`config::Home::fail_config`). The audit record states what was enforced. The
 //! process only ever exits 0 or 2: panics are caught, because any other code lets the call
 //! through in the host without a word. `CALLUS_DRYRUN=1` decides and audits but prints
 //! nothing and always exits 0.
@@ -18,7 +23,7 @@
 //!
 //! Nothing is opened that a call does not need: the store only when a rule fired or an error
 //! must be recorded; a halted session is a marker file, checked with one `stat`. Only the
-//! rules that may fire on the call are parsed, through each layer's index (`rules::index`;
+//! rules that may fire on the call are built (`rules::index`;
 //! the decision is the one a full parse gives).
 //!
 //! Test seam: debug builds (never release builds, where the code is compiled out) panic on
@@ -30,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
-use crate::guard::{Decision, Verdict, agent_text, decide};
+use crate::guard::{Decision, Verdict, agent_text, decide_until};
 use crate::host::Event;
 use crate::host::wire::{self as hook, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
@@ -38,20 +43,31 @@ use crate::rules::{RuleSet, Subject};
 use crate::runtime::guarded;
 use crate::store::audit::{AuditFired, AuditRecord};
 
+/// How long the rules may take to decide one call, from the hook's start: past it the rules
+/// not yet evaluated are skipped and the call is an internal error under the failure policy
+/// (well inside the hook `timeout` that `callus install` writes).
+pub const RULE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Settings of one hook run, read from the environment.
 struct Context {
     home: Home,
     policy: FailPolicy,
+    /// What is wrong with `CALLUS_FAIL` or the settings file (said on stderr every call).
+    config_problems: Vec<String>,
     dryrun: bool,
+    started: std::time::Instant,
 }
 
 impl Context {
     fn from_env() -> Self {
         let home = Home::from_env();
+        let config = home.fail_config();
         Context {
-            policy: home.fail_policy(),
+            policy: config.policy,
+            config_problems: config.problems.iter().map(ToString::to_string).collect(),
             dryrun: std::env::var("CALLUS_DRYRUN").is_ok_and(|v| v == "1"),
             home,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -87,7 +103,9 @@ pub fn run() -> u8 {
         } else {
             FailPolicy::Open
         },
+        config_problems: Vec::new(),
         dryrun: false,
+        started: std::time::Instant::now(),
     });
     let outcome = guarded(|| decide_stdin(&ctx)).unwrap_or_else(|msg| {
         // Recording must not turn one panic into an escaped second one.
@@ -109,6 +127,13 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let mut response = outcome.response;
+    let fate = match ctx.policy {
+        FailPolicy::Closed => "the guard fails closed",
+        FailPolicy::Open => "ignored; failing open",
+    };
+    for problem in &ctx.config_problems {
+        let _ = writeln!(err, "callus: invalid configuration: {problem} ({fate})");
+    }
     if let Some(error) = &outcome.error {
         match ctx.policy {
             FailPolicy::Open => {
@@ -140,10 +165,18 @@ fn decide_stdin(ctx: &Context) -> Outcome {
         std::env::var("CALLUS_TEST_PANIC").map_or(true, |v| v != "1"),
         "deliberate test panic (CALLUS_TEST_PANIC=1, debug builds only)"
     );
-    let event = match hook::read_stdin().and_then(|b| hook::parse(&b)) {
+    // No host sends an empty payload: one that arrives means something broke on the way,
+    // and a guard that cannot see the call must not pass it as "no opinion".
+    let parsed = hook::read_stdin().map_err(|e| e.to_string()).and_then(|b| {
+        if b.iter().all(u8::is_ascii_whitespace) {
+            Err("empty hook payload: no call to decide".to_string())
+        } else {
+            hook::parse(&b).map_err(|e| e.to_string())
+        }
+    });
+    let event = match parsed {
         Ok(e) => e,
-        Err(e) => {
-            let msg = e.to_string();
+        Err(msg) => {
             record_error(ctx, None, &msg);
             return Outcome {
                 response: Response::Silent,
@@ -181,7 +214,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only the rules that may fire on this call are parsed (the decision is the same).
     let subject = Subject::new(&event.tool_name, &event.tool_input);
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
-    let decision = decide(&rules, &subject);
+    let decision = decide_until(&rules, &subject, Some(ctx.started + RULE_BUDGET));
     let mut error = load_errors
         .first()
         .map(|e| format!("ruleset unusable: {e}"))

@@ -116,9 +116,35 @@ pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
 /// that may fire on it, and shares its texts and shell splits with the decision).
 #[must_use]
 pub fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
+    decide_until(rules, subject, None)
+}
+
+/// [`decide`], giving up at `deadline`: the rules not yet evaluated then are skipped and
+/// the decision carries an error saying so (an internal error, which the guard's failure
+/// policy turns into a refusal when it is closed).
+#[must_use]
+pub fn decide_until(
+    rules: &RuleSet,
+    subject: &Subject<'_>,
+    deadline: Option<std::time::Instant>,
+) -> Decision {
     let mut fired = Vec::new();
     let mut errors = Vec::new();
-    for (layer, rule) in rules.rules() {
+    let total = rules.layers.iter().map(|l| l.rules.len()).sum::<usize>();
+    for (done, (layer, rule)) in rules.rules().enumerate() {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            // First: it is what the policy must answer for, whatever else failed.
+            errors.insert(
+                0,
+                format!(
+                    "time budget exhausted: {} of {total} rules not evaluated, from {} in {}",
+                    total - done,
+                    rule.id,
+                    layer.name()
+                ),
+            );
+            break;
+        }
         match rule.fires(subject) {
             Ok(Some(Hit { pattern, segment })) => fired.push(Fired {
                 id: rule.id.clone(),

@@ -21,6 +21,24 @@ impl Role {
     }
 }
 
+/// The hook `timeout` (seconds) install writes for `callus guard`: far above the guard's
+/// own 2 s rule budget, far below the hosts' 600 s default (a stalled guard is no gate).
+pub const GUARD_TIMEOUT: u64 = 10;
+
+/// The hook `timeout` (seconds) install writes for `callus record`.
+pub const RECORD_TIMEOUT: u64 = 30;
+
+impl Role {
+    /// The `timeout` install writes for this role.
+    #[must_use]
+    pub fn timeout(self) -> u64 {
+        match self {
+            Role::Guard => GUARD_TIMEOUT,
+            Role::Record => RECORD_TIMEOUT,
+        }
+    }
+}
+
 /// One hook callus installs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookSpec {

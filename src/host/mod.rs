@@ -12,6 +12,7 @@
 //! environment markers, then the first host of the table; environment markers come last
 //! because they leak between the hosts' shells.
 
+pub mod client;
 mod event;
 mod hooks;
 pub mod wire;
@@ -22,7 +23,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use event::Event;
-pub use hooks::{CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, HookSpec, Role};
+pub use hooks::{
+    CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, GUARD_TIMEOUT, HookSpec, RECORD_TIMEOUT, Role,
+};
 
 /// An agent host that sends hook events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -76,6 +79,9 @@ pub struct Spec {
     pub hooks_file: HooksFile,
     /// Whether it runs hooks only once trusted.
     pub trust: Trust,
+    /// The first client version that honours `onFailure: "block"` on a hook (a hook that
+    /// fails or times out then blocks the call), if any does.
+    pub block_on_failure_since: Option<(u64, u64, u64)>,
     /// Whether it runs hooks marked `"async": true` (Codex 0.169 skips them).
     pub runs_async: bool,
     /// Its own directory (its presence says the host is installed).
@@ -106,6 +112,8 @@ pub static HOSTS: &[Spec] = &[
         user_hooks: || user_home().join(".claude/settings.json"),
         hooks_file: HooksFile::EventGroups,
         trust: Trust::Implicit,
+        // Claude Code 2.1.295 (the hooks reference, `onFailure`).
+        block_on_failure_since: Some((2, 1, 295)),
         runs_async: true,
         config_dir: || user_home().join(".claude"),
         history_dir: || user_home().join(".claude/projects"),
@@ -129,6 +137,7 @@ pub static HOSTS: &[Spec] = &[
         user_hooks: || codex_home().join("hooks.json"),
         hooks_file: HooksFile::EventGroups,
         trust: Trust::CodexHash,
+        block_on_failure_since: None,
         runs_async: false,
         config_dir: codex_home,
         history_dir: || codex_home().join("sessions"),

@@ -145,10 +145,40 @@ fn worse(a: Exit, b: Exit) -> Exit {
     if b.code() > a.code() { b } else { a }
 }
 
+/// What our handlers carry beyond the command: Claude Code's guard gets `onFailure:
+/// "block"` when fail-closed is configured and the installed Claude Code honours it
+/// (≥ 2.1.295), so a guard that crashes or times out blocks the call instead of letting it
+/// run; install says when it cannot.
+fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
+    let Some(since) = host.spec().block_on_failure_since else {
+        return spec::HandlerOptions::default();
+    };
+    if home.fail_policy() != crate::config::FailPolicy::Closed {
+        return spec::HandlerOptions::default();
+    }
+    let (a, b, c) = since;
+    match crate::host::client::installed_version(host.spec().executable) {
+        Some(v) if v >= since => spec::HandlerOptions {
+            block_on_failure: true,
+        },
+        found => {
+            let seen = found.map_or_else(
+                || "no answering `claude --version`".to_string(),
+                |(x, y, z)| format!("Claude Code {x}.{y}.{z}"),
+            );
+            println!(
+                "· fail-closed is configured, but {seen}: `onFailure: \"block\"` needs Claude Code {a}.{b}.{c} or later, so a guard that times out lets the call run"
+            );
+            spec::HandlerOptions::default()
+        }
+    }
+}
+
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
     let doc = Doc::load(&target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();
-    let merged = settings::merge(&doc.value, target.host.specs(), binary);
+    let opts = handler_options(home, target.host);
+    let merged = settings::merge(&doc.value, target.host.specs(), binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
     } else {

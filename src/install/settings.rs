@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::spec::{HookSpec, Role, parse_ours};
+use super::spec::{HandlerOptions, HookSpec, Role, parse_ours};
 use crate::{Error, Result};
 
 /// A hooks document as read from disk.
@@ -104,6 +104,10 @@ pub struct Found {
     pub is_async: bool,
     /// The full command line.
     pub command: String,
+    /// Its `timeout` in seconds, when it has a numeric one.
+    pub timeout: Option<u64>,
+    /// Its `onFailure`, when it has one.
+    pub on_failure: Option<String>,
 }
 
 /// Every handler of ours in `value`, in document order.
@@ -133,6 +137,11 @@ pub fn find_ours(value: &Value) -> Vec<Found> {
                         binary,
                         is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
                         command: command.to_string(),
+                        timeout: h.get("timeout").and_then(Value::as_u64),
+                        on_failure: h
+                            .get("onFailure")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
                     });
                 }
             }
@@ -169,7 +178,7 @@ fn ours_with_role(handler: &Value, role: Role) -> bool {
 /// # Panics
 /// Never: the groups it indexes were checked to be objects by [`parse`].
 #[must_use]
-pub fn merge(value: &Value, specs: &[HookSpec], binary: &Path) -> Value {
+pub fn merge(value: &Value, specs: &[HookSpec], binary: &Path, opts: HandlerOptions) -> Value {
     let mut out = value.clone();
     let Some(root) = out.as_object_mut() else {
         return out;
@@ -212,7 +221,12 @@ pub fn merge(value: &Value, specs: &[HookSpec], binary: &Path) -> Value {
             .and_then(|h| h.get_mut(0))
             .and_then(Value::as_object_mut)
         {
-            set_handler(handler, spec, &super::spec::command_line(binary, spec.role));
+            set_handler(
+                handler,
+                spec,
+                &super::spec::command_line(binary, spec.role),
+                opts,
+            );
         }
         kept.push((spec.event.to_string(), gi));
     }
@@ -256,6 +270,7 @@ pub fn merge(value: &Value, specs: &[HookSpec], binary: &Path) -> Value {
             &mut handler,
             spec,
             &super::spec::command_line(binary, spec.role),
+            opts,
         );
         let mut group = Map::new();
         if let Some(m) = spec.matcher {
@@ -283,7 +298,14 @@ fn has_role(events: &Map<String, Value>, spec: &HookSpec) -> bool {
         })
 }
 
-fn set_handler(handler: &mut Map<String, Value>, spec: &HookSpec, command: &str) {
+/// Bring one handler of ours up to date: type, command, `async`, a `timeout` (kept when the
+/// user set a shorter one), and the guard's `onFailure` as `opts` says.
+fn set_handler(
+    handler: &mut Map<String, Value>,
+    spec: &HookSpec,
+    command: &str,
+    opts: HandlerOptions,
+) {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         handler.insert("type".into(), Value::from("command"));
     }
@@ -296,6 +318,23 @@ fn set_handler(handler: &mut Map<String, Value>, spec: &HookSpec, command: &str)
         }
     } else {
         handler.remove("async");
+    }
+    let ours = spec.role.timeout();
+    if handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .is_none_or(|t| t == 0 || t > ours)
+    {
+        handler.insert("timeout".into(), Value::from(ours));
+    }
+    if spec.role == Role::Guard {
+        if opts.block_on_failure {
+            if handler.get("onFailure").and_then(Value::as_str) != Some("block") {
+                handler.insert("onFailure".into(), Value::from("block"));
+            }
+        } else if handler.get("onFailure").and_then(Value::as_str) == Some("block") {
+            handler.shift_remove("onFailure");
+        }
     }
 }
 
@@ -417,7 +456,12 @@ mod tests {
             "model": "x",
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine"}]}]}
         });
-        let merged = merge(&doc, Host::ClaudeCode.specs(), &bin());
+        let merged = merge(
+            &doc,
+            Host::ClaudeCode.specs(),
+            &bin(),
+            HandlerOptions::default(),
+        );
         assert_eq!(merged["model"], "x");
         let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2);
@@ -428,7 +472,15 @@ mod tests {
         );
         assert_eq!(merged["hooks"]["PostToolUse"][0]["hooks"][0]["async"], true);
         assert_eq!(find_ours(&merged).len(), Host::ClaudeCode.specs().len());
-        assert_eq!(merge(&merged, Host::ClaudeCode.specs(), &bin()), merged);
+        assert_eq!(
+            merge(
+                &merged,
+                Host::ClaudeCode.specs(),
+                &bin(),
+                HandlerOptions::default()
+            ),
+            merged
+        );
         let (stripped, n) = strip(&merged);
         assert_eq!(n, Host::ClaudeCode.specs().len());
         assert_eq!(stripped, doc);
@@ -440,7 +492,7 @@ mod tests {
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "/old/callus guard", "timeout": 9}]},
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "other"}]}
         ]}});
-        let merged = merge(&doc, Host::Codex.specs(), &bin());
+        let merged = merge(&doc, Host::Codex.specs(), &bin(), HandlerOptions::default());
         let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2, "updated in place, not appended");
         assert_eq!(pre[0]["matcher"], crate::install::spec::CODEX_GUARD_MATCHER);

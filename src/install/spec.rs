@@ -8,7 +8,18 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::host::{CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, HookSpec, Role};
+pub use crate::host::client::{find_on_path, is_executable};
+pub use crate::host::{
+    CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, GUARD_TIMEOUT, HookSpec, RECORD_TIMEOUT, Role,
+};
+
+/// How install writes our handlers beyond the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HandlerOptions {
+    /// Write `onFailure: "block"` on the guard's handler (Claude Code ≥ 2.1.295, fail-closed
+    /// configured); otherwise an `onFailure: "block"` of ours is removed.
+    pub block_on_failure: bool,
+}
 
 /// The binary the hooks should call: the running one, by the `PATH` entry that leads to it
 /// when there is one (a symlink such as `~/.cargo/bin/callus` keeps the command line — and
@@ -23,33 +34,6 @@ pub fn hook_binary() -> PathBuf {
         return on_path;
     }
     real
-}
-
-/// The first executable file named `name` in `$PATH`.
-#[must_use]
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-/// Whether `path` is a file this user could execute.
-#[must_use]
-pub fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
 }
 
 /// The command line of a hook: the binary (shell-quoted when needed) and the subcommand.

@@ -12,11 +12,11 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+pub use super::layer_kind::LayerKind;
 use crate::digest::{Digest as _, Sha256, hex, sha256_hex};
 
-use super::index::{self, Index};
-pub use super::layer_kind::LayerKind;
-use super::parse::parse_rule;
+use super::index;
+use super::parse::{Checked, check_document};
 use super::{Action, Document, Rule, Subject, parse_document};
 use crate::config::Home;
 use crate::{Error, Result};
@@ -98,41 +98,43 @@ impl Layer {
         (layer, doc.disable)
     }
 
-    /// Parse a layer from its text for one call: only the rules that may fire on `call`,
-    /// through the layer's index in `cache` when it holds one for exactly this text (see
-    /// `index`), else by a full parse that then writes the index.
+    /// Parse a layer from its text for one call: every rule is checked (a broken rule is an
+    /// error whatever the call), and only the rules that may fire on `call` are built (see
+    /// `index`).
     fn for_call(
         kind: LayerKind,
         path: Option<PathBuf>,
         text: Cow<'static, str>,
         call: &Subject<'_>,
-        cache: &Path,
-        stamp: &str,
     ) -> Result<(Self, Vec<String>)> {
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
-        let file = index::file_for(cache, kind, &name, stamp);
-        if let Ok(bytes) = std::fs::read(&file)
-            && let Some(index) = Index::read(&bytes, stamp, &text)
-            && let Some((rules, skipped)) = parse_candidates(&name, &text, &index, call)
-        {
-            let layer = Layer {
-                kind,
-                path,
-                rules,
-                skipped,
-                text,
-                hash: OnceLock::new(),
-            };
-            let disable = index.disable.iter().map(|s| (*s).to_string()).collect();
-            return Ok((layer, disable));
+        let Checked {
+            rules: unbuilt,
+            disable,
+        } = check_document(&name, &text)?;
+        let mut rules = Vec::new();
+        let mut skipped = String::new();
+        for rule in unbuilt {
+            if index::may_fire(&rule, call) {
+                rules.push(rule.build());
+            } else {
+                if !skipped.is_empty() {
+                    skipped.push('\n');
+                }
+                skipped.push_str(rule.id());
+            }
         }
-        let doc = parse_document(&name, &text)?;
-        if let Some(bytes) = index::encode(stamp, &text, &doc) {
-            index::store(&file, &bytes);
-        }
-        Ok(Self::from_document(kind, path, text, doc))
+        let layer = Layer {
+            kind,
+            path,
+            rules,
+            skipped,
+            text,
+            hash: OnceLock::new(),
+        };
+        Ok((layer, disable))
     }
 
     /// The id of every rule of the layer, loaded or skipped.
@@ -149,30 +151,6 @@ impl Layer {
             self.skipped = kept.join("\n");
         }
     }
-}
-
-/// The rules of an indexed layer that may fire on `call`, parsed, and the ids of the others;
-/// `None` if a span does not parse (the caller then parses the whole file).
-fn parse_candidates(
-    name: &str,
-    text: &str,
-    index: &Index<'_>,
-    call: &Subject<'_>,
-) -> Option<(Vec<Rule>, String)> {
-    let mut rules = Vec::new();
-    // One buffer and one UTF-8 check for every skipped id, not one of each per rule.
-    let mut skipped = Vec::new();
-    for (i, entry) in index.entries.iter().enumerate() {
-        if entry.may_fire(call) {
-            rules.push(parse_rule(name, i, text.get(entry.span.clone())?).ok()?);
-        } else {
-            if !skipped.is_empty() {
-                skipped.push(b'\n');
-            }
-            skipped.extend_from_slice(entry.id());
-        }
-    }
-    Some((rules, String::from_utf8(skipped).ok()?))
 }
 
 /// Every active layer, in evaluation order.
@@ -193,8 +171,6 @@ pub struct LayerPaths {
     pub env: Vec<PathBuf>,
     /// `$CALLUS_HOME/candidates.json`.
     pub candidates: PathBuf,
-    /// `$CALLUS_HOME/cache`, where the hook keeps each layer's index.
-    pub cache: PathBuf,
 }
 
 impl LayerPaths {
@@ -215,7 +191,6 @@ impl LayerPaths {
                 .map(|root| root.join(".callus").join("rules.json")),
             env,
             candidates: home.candidates_path(),
-            cache: home.cache_dir(),
         }
     }
 }
@@ -248,11 +223,8 @@ impl RuleSet {
     /// decision on `call` is the same as with every rule loaded.
     #[must_use]
     pub fn load_for(paths: &LayerPaths, call: &Subject<'_>) -> (Self, Vec<Error>) {
-        let Some(stamp) = index::stamp() else {
-            return Self::load_lenient(paths);
-        };
         Self::load_with(paths, &|kind, path, text| {
-            Layer::for_call(kind, path, text, call, &paths.cache, &stamp)
+            Layer::for_call(kind, path, text, call)
         })
     }
 
@@ -347,41 +319,55 @@ fn read_layer(
     path: &Path,
     parse: &Parse<'_>,
 ) -> Result<Option<(Layer, Vec<String>)>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        // A path through a non-directory (e.g. `$CALLUS_HOME` is a file) holds no file either.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
-        }
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(text) = read_layer_text(kind, path)? else {
+        return Ok(None);
     };
     parse(kind, Some(path.to_path_buf()), Cow::Owned(text)).map(Some)
 }
 
+/// The largest rule layer file read, in bytes: a FIFO, a device or a larger file is an
+/// error of that layer, never a hang or a memory blow-up (see [`crate::untrusted`]).
+pub const LAYER_CAP: u64 = 4 * 1024 * 1024;
+
+/// The text of the layer file `path` (`None` when it does not exist), read safely: a
+/// regular file of at most [`LAYER_CAP`] bytes that stays inside its tree (the user's
+/// layers inside `$CALLUS_HOME`, the project's inside the repository; a file named in
+/// `$CALLUS_RULES` may be anywhere).
+pub fn read_layer_text(kind: LayerKind, path: &Path) -> Result<Option<String>> {
+    let root = match kind {
+        LayerKind::User | LayerKind::Candidates => path.parent(),
+        LayerKind::Project => path.parent().and_then(Path::parent),
+        LayerKind::Env | LayerKind::Starter => None,
+    };
+    crate::untrusted::read(path, root, LAYER_CAP)
+}
+
 /// The files of every active layer for the current directory (`None` = the starter set).
 #[must_use]
-pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>)> {
+pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>, LayerKind)> {
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
-    let mut out = vec![("starter".to_string(), None)];
-    let existing = |p: &Path| {
-        p.exists()
-            .then(|| (p.display().to_string(), Some(p.to_path_buf())))
+    let mut out = vec![("starter".to_string(), None, LayerKind::Starter)];
+    // Present in any form (a symlink or a FIFO included: reading it says what is wrong).
+    let existing = |p: &Path, kind| {
+        std::fs::symlink_metadata(p)
+            .is_ok()
+            .then(|| (p.display().to_string(), Some(p.to_path_buf()), kind))
     };
-    out.extend(existing(&paths.user));
-    out.extend(paths.project.as_deref().and_then(existing));
+    out.extend(existing(&paths.user, LayerKind::User));
+    out.extend(
+        paths
+            .project
+            .as_deref()
+            .and_then(|p| existing(p, LayerKind::Project)),
+    );
     out.extend(
         paths
             .env
             .iter()
-            .map(|p| (p.display().to_string(), Some(p.clone()))),
+            .map(|p| (p.display().to_string(), Some(p.clone()), LayerKind::Env)),
     );
-    out.extend(existing(&paths.candidates));
+    out.extend(existing(&paths.candidates, LayerKind::Candidates));
     out
 }
 
@@ -496,7 +482,6 @@ mod tests {
             project: Some(fixtures.join("project-repo.rules.json")),
             env: vec![fixtures.join("readonly-db.rules.json")],
             candidates: fixtures.join("starter.rules.json"),
-            cache: dir.path().join("cache"),
         };
         let (full, errors) = RuleSet::load_lenient(&paths);
         assert!(errors.is_empty(), "{errors:?}");
@@ -531,12 +516,12 @@ mod tests {
             fewest < total / 4,
             "the index skipped rules: {fewest} of {total}"
         );
-        // One index per layer: starter, user, project, env, candidates.
-        assert_eq!(std::fs::read_dir(&paths.cache).unwrap().count(), 5);
+        // Nothing is cached: the directory holds only the user layer.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
-    fn a_stale_index_is_never_used() {
+    fn every_call_reads_the_file_afresh() {
         let dir = tempfile::tempdir().unwrap();
         let user = dir.path().join("rules.json");
         let rule = |word: &str| {
@@ -547,7 +532,6 @@ mod tests {
             project: None,
             env: Vec::new(),
             candidates: dir.path().join("candidates.json"),
-            cache: dir.path().join("cache"),
         };
         let input = json!({"command": "zork -c 1"});
         let fires = || {
@@ -558,13 +542,13 @@ mod tests {
         };
         std::fs::write(&user, rule("zork")).unwrap();
         assert!(fires());
-        assert!(fires()); // from the index
+        assert!(fires());
         // Same size, same modification second: only the bytes tell them apart.
         std::fs::write(&user, rule("zorp")).unwrap();
         assert!(!fires());
         std::fs::write(&user, rule("zork")).unwrap();
         assert!(fires());
-        // A broken file is reported, whatever index its earlier text left behind.
+        // A broken file is reported, whatever its earlier text was.
         std::fs::write(&user, rule("zork").replace("\"m\"", "7")).unwrap();
         let call = Subject::new("Bash", &input);
         let (_, errors) = RuleSet::load_for(&paths, &call);

@@ -195,7 +195,7 @@ impl Rule {
     ///
     /// `Err` is a pattern that failed to compile or ran out of backtracking budget.
     pub fn fires(&self, call: &Subject<'_>) -> std::result::Result<Option<Hit>, String> {
-        // The layer index skips exactly the rules this test rules out (see `index`).
+        // The hook skips building exactly the rules this test rules out (see `index`).
         let may_fire = call.may_fire(
             &self.tool,
             &self.field,

@@ -1,19 +1,20 @@
 //! Reading a ruleset document into validated [`Rule`]s.
 //!
 //! Two passes share one definition of validity. The typed pass (serde, one pass borrowing the
-//! text, unknown keys refused) is what every hook call runs: it allocates little and never
-//! builds a generic JSON tree (three times faster than one, measured on 200 rules). When it rejects
+//! text, unknown keys refused) is what every hook call runs over every rule: it allocates
+//! nothing for a string without escapes and never builds a generic JSON tree. When it rejects
 //! a document for a type or key problem, a second, field-by-field pass over the JSON value
 //! finds the same problem and names the file, the rule id and the field; meaning checks
-//! (actions, messages, flags, dates) run once, in `build_rule`, for both.
+//! (actions, messages, flags, dates) run once, in `check_rule`, for both. Checking and
+//! building are apart (`check_document`, `Unbuilt::build`): the hook checks every rule
+//! and builds only those that may fire on its call.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::{Action, Examples, MatchMode, Pattern, Rule, date_prefix};
 use crate::{Error, Result};
@@ -44,9 +45,6 @@ pub struct Document {
     pub rules: Vec<Rule>,
     /// Starter rule ids to disable (honoured only in the user layer).
     pub disable: Vec<String>,
-    /// Each rule's byte range in the document text, parallel to `rules` (the layer index
-    /// records them so the hook can parse one rule without the rest).
-    pub spans: Vec<Range<usize>>,
 }
 
 /// The document as serde reads it. Keep in step with [`TOP_LEVEL_KEYS`] (tested).
@@ -73,20 +71,21 @@ struct DocFields<'a> {
     caveat: Option<IgnoredAny>,
 }
 
-/// One rule as serde reads it. Keep in step with [`RULE_KEYS`] (tested).
+/// One rule as serde reads it, borrowing every string from the document text (when it has
+/// no escapes), so checking a rule allocates nothing. Keep in step with [`RULE_KEYS`] (tested).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RuleFields<'a> {
+pub(crate) struct RuleFields<'a> {
     #[serde(borrow)]
-    id: Option<Cow<'a, str>>,
+    id: Option<Text<'a>>,
     #[serde(borrow)]
-    tool: Option<Cow<'a, str>>,
+    tool: Option<Text<'a>>,
     #[serde(borrow)]
-    field: Option<Cow<'a, str>>,
+    field: Option<Text<'a>>,
     #[serde(borrow)]
-    any: Option<Vec<Cow<'a, str>>>,
+    any: Option<Vec<Text<'a>>>,
     #[serde(borrow)]
-    unless: Option<Vec<Cow<'a, str>>>,
+    unless: Option<Vec<Text<'a>>>,
     #[serde(borrow)]
     flags: Option<Text<'a>>,
     norm: Option<bool>,
@@ -94,9 +93,12 @@ struct RuleFields<'a> {
     #[serde(borrow)]
     action: Option<Text<'a>>,
     #[serde(borrow)]
-    message: Option<Cow<'a, str>>,
-    meta: Option<Map<String, Value>>,
-    examples: Option<ExampleFields>,
+    message: Option<Text<'a>>,
+    /// Read only when the rule is built; checked in place ([`check_meta`]).
+    #[serde(borrow)]
+    meta: Option<&'a RawValue>,
+    #[serde(borrow)]
+    examples: Option<ExampleFields<'a>>,
     #[serde(borrow, rename = "match")]
     match_mode: Option<Text<'a>>,
     pinned: Option<bool>,
@@ -104,9 +106,11 @@ struct RuleFields<'a> {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ExampleFields {
-    should_fire: Option<Vec<String>>,
-    should_not_fire: Option<Vec<String>>,
+struct ExampleFields<'a> {
+    #[serde(borrow)]
+    should_fire: Option<Vec<Text<'a>>>,
+    #[serde(borrow)]
+    should_not_fire: Option<Vec<Text<'a>>>,
 }
 
 /// A string field read only to be inspected: borrowed from the document text when it has
@@ -146,8 +150,108 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 /// (rule id or `#i`, field, message).
 type FieldError = (Option<String>, Option<String>, String);
 
+/// A rule of a document that validated as a whole, checked but not yet built: what the
+/// hook needs to tell whether the rule can fire on a call, borrowed from the document text.
+pub(crate) struct Unbuilt<'a> {
+    fields: RuleFields<'a>,
+    action: Action,
+    mode: MatchMode,
+}
+
+impl Unbuilt<'_> {
+    /// The rule's id.
+    pub(crate) fn id(&self) -> &str {
+        self.fields.id.as_deref().unwrap_or_default()
+    }
+
+    /// Its tool glob (`*` when absent).
+    pub(crate) fn tool(&self) -> &str {
+        self.fields.tool.as_deref().unwrap_or("*")
+    }
+
+    /// Its field path (`command` when absent).
+    pub(crate) fn field(&self) -> &str {
+        self.fields.field.as_deref().unwrap_or("command")
+    }
+
+    /// Its `norm` flag.
+    pub(crate) fn norm(&self) -> bool {
+        self.fields.norm.unwrap_or(false)
+    }
+
+    /// Where its patterns run.
+    pub(crate) fn mode(&self) -> MatchMode {
+        self.mode
+    }
+
+    /// Its `any` patterns, as written.
+    pub(crate) fn any(&self) -> impl Iterator<Item = &str> {
+        self.fields.any.iter().flatten().map(|t| &*t.0)
+    }
+
+    /// The rule.
+    pub(crate) fn build(self) -> Rule {
+        let f = self.fields;
+        let ci = f.flags.as_deref().is_some_and(|flags| flags.contains('i'));
+        let patterns = |list: Option<Vec<Text<'_>>>| -> Vec<Pattern> {
+            list.unwrap_or_default()
+                .into_iter()
+                .map(|p| Pattern::new(p.0.into_owned(), ci))
+                .collect()
+        };
+        let owned = |t: Option<Text<'_>>| t.map(|t| t.0.into_owned());
+        let strings = |list: Option<Vec<Text<'_>>>| -> Vec<String> {
+            list.unwrap_or_default()
+                .into_iter()
+                .map(|t| t.0.into_owned())
+                .collect()
+        };
+        Rule {
+            id: owned(f.id).unwrap_or_default(),
+            tool: owned(f.tool).unwrap_or_else(|| "*".to_string()),
+            field: owned(f.field).unwrap_or_else(|| "command".to_string()),
+            any: patterns(f.any),
+            unless: patterns(f.unless),
+            norm: f.norm.unwrap_or(false),
+            severity: f.severity.unwrap_or(0.0),
+            action: self.action,
+            message: owned(f.message).filter(|m| !m.trim().is_empty()),
+            match_mode: self.mode,
+            pinned: f.pinned.unwrap_or(false),
+            // Checked to be an object by `check_rule`.
+            meta: f
+                .meta
+                .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                .unwrap_or_default(),
+            examples: f.examples.map(|e| Examples {
+                should_fire: strings(e.should_fire),
+                should_not_fire: strings(e.should_not_fire),
+            }),
+        }
+    }
+}
+
+/// A ruleset document whose every rule has been checked, none built.
+pub(crate) struct Checked<'a> {
+    /// Its rules, in file order.
+    pub rules: Vec<Unbuilt<'a>>,
+    /// Its `disable` list.
+    pub disable: Vec<String>,
+}
+
 /// Parse and validate a ruleset document; `file` names it in errors.
 pub fn parse_document(file: &str, text: &str) -> Result<Document> {
+    let checked = check_document(file, text)?;
+    Ok(Document {
+        rules: checked.rules.into_iter().map(Unbuilt::build).collect(),
+        disable: checked.disable,
+    })
+}
+
+/// Validate a ruleset document completely (every check [`parse_document`] makes: this is
+/// the one definition of validity) without building any rule. Nothing is allocated per
+/// rule beyond what escapes in its strings need.
+pub(crate) fn check_document<'a>(file: &str, text: &'a str) -> Result<Checked<'a>> {
     let err = |rule: Option<String>, field: Option<String>, msg: String| Error::Ruleset {
         file: file.to_string(),
         rule,
@@ -167,9 +271,8 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
     let doc = serde_json::from_str::<DocFields<'_>>(text).map_err(refused)?;
     let raws = doc.rules.unwrap_or_default();
     let mut rules = Vec::with_capacity(raws.len());
-    let mut spans = Vec::with_capacity(raws.len());
     for (i, raw) in raws.iter().enumerate() {
-        let Ok(fields) = serde_json::from_str::<RuleFields<'_>>(raw.get()) else {
+        let Ok(fields) = serde_json::from_str::<RuleFields<'a>>(raw.get()) else {
             // Read the rules again in place, so serde's line and column are the file's.
             #[derive(Deserialize)]
             struct InPlace<'a> {
@@ -182,16 +285,16 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
                 .unwrap_or_else(|| serde::de::Error::custom(format!("rule #{i} is invalid")));
             return Err(refused(e));
         };
-        rules.push(build_rule(i, fields).map_err(|(r, f, m)| err(r, f, m))?);
-        spans.push(span_in(text, raw.get()));
+        let (action, mode) = check_rule(i, &fields).map_err(|(r, f, m)| err(r, f, m))?;
+        rules.push(Unbuilt {
+            fields,
+            action,
+            mode,
+        });
     }
     // The first rule (in file order) whose id an earlier rule has: sorting (id, index) pairs
     // is cheaper than hashing every id on each hook call.
-    let mut ids: Vec<(&str, usize)> = rules
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.as_str(), i))
-        .collect();
+    let mut ids: Vec<(&str, usize)> = rules.iter().enumerate().map(|(i, r)| (r.id(), i)).collect();
     ids.sort_unstable();
     let dup = ids
         .windows(2)
@@ -200,12 +303,12 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
         .min();
     if let Some(dup) = dup.map(|i| &rules[i]) {
         return Err(err(
-            Some(dup.id.clone()),
+            Some(dup.id().to_string()),
             Some("id".into()),
             "duplicate id".into(),
         ));
     }
-    Ok(Document {
+    Ok(Checked {
         rules,
         disable: doc
             .disable
@@ -213,27 +316,6 @@ pub fn parse_document(file: &str, text: &str) -> Result<Document> {
             .into_iter()
             .map(Cow::into_owned)
             .collect(),
-        spans,
-    })
-}
-
-/// Where `part`, a subslice of `whole`, lies in it.
-fn span_in(whole: &str, part: &str) -> Range<usize> {
-    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-    debug_assert!(whole.get(start..start + part.len()) == Some(part));
-    start..start + part.len()
-}
-
-/// Parse the rule at position `index` of `file` from its own text: a span the layer index
-/// recorded in a document that validated as a whole (so the duplicate-id check, which needs
-/// every rule, has already run).
-pub(crate) fn parse_rule(file: &str, index: usize, text: &str) -> Result<Rule> {
-    let fields = serde_json::from_str::<RuleFields<'_>>(text).map_err(|e| Error::json(file, e))?;
-    build_rule(index, fields).map_err(|(rule, field, msg)| Error::Ruleset {
-        file: file.to_string(),
-        rule,
-        field,
-        msg,
     })
 }
 
@@ -253,10 +335,21 @@ pub fn document_from_value(file: &str, value: &Value) -> Result<Document> {
     parse_document(file, &value.to_string())
 }
 
-/// Everything a rule means beyond its JSON types: one place for both passes.
-fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, FieldError> {
-    let id = match f.id {
-        Some(id) if !id.trim().is_empty() => id.into_owned(),
+/// Everything a rule means beyond its JSON types: one place for both passes. Returns the
+/// rule's action and match mode.
+fn check_rule(
+    index: usize,
+    f: &RuleFields<'_>,
+) -> std::result::Result<(Action, MatchMode), FieldError> {
+    // A type problem comes before any meaning problem, as with the other typed fields.
+    if f.meta.is_some_and(|m| !m.get().starts_with('{')) {
+        let id =
+            f.id.as_deref()
+                .map_or_else(|| format!("#{index}"), str::to_string);
+        return Err((Some(id), Some("meta".into()), "must be an object".into()));
+    }
+    let id = match f.id.as_deref() {
+        Some(id) if !id.trim().is_empty() => id,
         _ => {
             return Err((
                 Some(format!("#{index}")),
@@ -265,9 +358,14 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
             ));
         }
     };
-    let fail =
-        |field: &str, msg: &str| (Some(id.clone()), Some(field.to_string()), msg.to_string());
-    // Ids are shown on one line everywhere (and the layer index lists them one per line).
+    let fail = |field: &str, msg: &str| {
+        (
+            Some(id.to_string()),
+            Some(field.to_string()),
+            msg.to_string(),
+        )
+    };
+    // Ids are shown on one line everywhere.
     if id.chars().any(char::is_control) {
         return Err((
             Some(id.escape_debug().to_string()),
@@ -279,13 +377,6 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
     if flags.chars().any(|c| c != 'i') {
         return Err(fail("flags", "only \"i\" is recognised"));
     }
-    let ci = flags.contains('i');
-    let patterns = |list: Option<Vec<Cow<'_, str>>>| -> Vec<Pattern> {
-        list.unwrap_or_default()
-            .into_iter()
-            .map(|p| Pattern::new(p.into_owned(), ci))
-            .collect()
-    };
     let action_name = f.action.as_deref().unwrap_or("nudge");
     let action = Action::parse(action_name).ok_or_else(|| {
         fail(
@@ -293,11 +384,8 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
             &format!("unknown action '{action_name}' (monitor, nudge, deny, block)"),
         )
     })?;
-    let message = f
-        .message
-        .filter(|m| !m.trim().is_empty())
-        .map(Cow::into_owned);
-    if message.is_none() && action != Action::Monitor {
+    let has_message = f.message.as_deref().is_some_and(|m| !m.trim().is_empty());
+    if !has_message && action != Action::Monitor {
         return Err(fail("message", &format!("a {action} rule needs a message")));
     }
     let match_mode = match f.match_mode.as_deref() {
@@ -312,41 +400,51 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
             ));
         }
     };
-    let meta = f.meta.unwrap_or_default();
-    if meta
-        .get("tier")
-        .is_some_and(|t| !t.is_string() && !t.is_null())
-    {
-        return Err(fail("meta.tier", "must be a string"));
+    if let Some(meta) = f.meta {
+        check_meta(meta).map_err(|(field, msg)| fail(&field, msg))?;
     }
-    for key in ["promoted", "added"] {
-        if meta
-            .get(key)
-            .is_some_and(|v| v.as_str().and_then(date_prefix).is_none())
-        {
-            return Err(fail(&format!("meta.{key}"), "must be a date YYYY-MM-DD"));
+    Ok((action, match_mode))
+}
+
+/// `meta` must be an object; `tier` a string, `promoted` and `added` dates.
+fn check_meta(raw: &RawValue) -> std::result::Result<(), (String, &'static str)> {
+    /// A key that is present, whatever its value (`null` included).
+    #[derive(Default)]
+    struct Present<'a>(Option<&'a RawValue>);
+    impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            <&'a RawValue>::deserialize(d).map(|r| Present(Some(r)))
         }
     }
-    Ok(Rule {
-        tool: f.tool.map_or_else(|| "*".to_string(), Cow::into_owned),
-        field: f
-            .field
-            .map_or_else(|| "command".to_string(), Cow::into_owned),
-        any: patterns(f.any),
-        unless: patterns(f.unless),
-        norm: f.norm.unwrap_or(false),
-        severity: f.severity.unwrap_or(0.0),
-        action,
-        message,
-        match_mode,
-        pinned: f.pinned.unwrap_or(false),
-        meta,
-        examples: f.examples.map(|e| Examples {
-            should_fire: e.should_fire.unwrap_or_default(),
-            should_not_fire: e.should_not_fire.unwrap_or_default(),
-        }),
-        id,
-    })
+    #[derive(Deserialize)]
+    struct MetaKeys<'a> {
+        #[serde(borrow, default)]
+        tier: Present<'a>,
+        #[serde(borrow, default)]
+        promoted: Present<'a>,
+        #[serde(borrow, default)]
+        added: Present<'a>,
+    }
+    let not_object = || ("meta".to_string(), "must be an object");
+    if !raw.get().starts_with('{') {
+        return Err(not_object());
+    }
+    let keys = serde_json::from_str::<MetaKeys<'_>>(raw.get()).map_err(|_| not_object())?;
+    if let Some(tier) = keys.tier.0
+        && !(tier.get() == "null" || tier.get().starts_with('"'))
+    {
+        return Err(("meta.tier".into(), "must be a string"));
+    }
+    for (key, value) in [("promoted", keys.promoted.0), ("added", keys.added.0)] {
+        let Some(value) = value else { continue };
+        let date = serde_json::from_str::<Cow<'_, str>>(value.get())
+            .ok()
+            .and_then(|s| date_prefix(&s));
+        if date.is_none() {
+            return Err((format!("meta.{key}"), "must be a date YYYY-MM-DD"));
+        }
+    }
+    Ok(())
 }
 
 /// Find the type or key problem the typed pass refused, field by field. `Ok(())` when this

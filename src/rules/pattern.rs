@@ -19,6 +19,28 @@ use super::prefilter::{is_repetition, required_literals};
 /// Backtrack budget for patterns that need the backtracking engine.
 pub const BACKTRACK_LIMIT: usize = 100_000;
 
+/// Deepest group nesting a pattern may have (the linear engine's own limit).
+pub const MAX_NESTING: usize = 250;
+
+/// How deeply `src` nests parentheses (escapes skipped; a `(` inside a class counts, which
+/// only ever overstates).
+fn nesting(src: &str) -> usize {
+    let (mut depth, mut max, mut escaped) = (0usize, 0usize, false);
+    for b in src.bytes() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Which engine runs a pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
@@ -78,6 +100,11 @@ impl Pattern {
 
     fn compiled(&self) -> &Result<Compiled, String> {
         self.compiled.get_or_init(|| {
+            // The backtracking engine's parser recurses per group: refuse what would exhaust
+            // the stack before either engine sees it (the linear engine refuses past 250).
+            if nesting(&self.source) > MAX_NESTING {
+                return Err(format!("pattern nests groups deeper than {MAX_NESTING}"));
+            }
             let translated = translate(&self.source);
             let linear = regex::RegexBuilder::new(&translated)
                 .case_insensitive(self.case_insensitive)
@@ -103,10 +130,7 @@ impl Pattern {
         let required = self
             .required
             .get_or_init(|| required_literals(&self.source));
-        required.as_deref().is_none_or(|lits| {
-            lits.iter().any(|lit| haystack_lower.contains(lit.as_str()))
-                || !haystack_lower.is_ascii()
-        })
+        literals_admit(required.as_deref(), haystack_lower)
     }
 
     /// Does the pattern match anywhere in `haystack` (`re.search` semantics)?
@@ -161,6 +185,16 @@ impl Pattern {
             Err(e) => Err(e.clone()),
         }
     }
+}
+
+/// Could a pattern whose literal requirement is `required` (see `prefilter`) match
+/// `haystack_lower`, an ASCII-lowercased haystack? The one test both [`Pattern::may_match`]
+/// and the hook's choice of rules to build (`index`) use.
+#[must_use]
+pub fn literals_admit(required: Option<&[String]>, haystack_lower: &str) -> bool {
+    required.is_none_or(|lits| {
+        lits.iter().any(|lit| haystack_lower.contains(lit.as_str())) || !haystack_lower.is_ascii()
+    })
 }
 
 fn first_line(s: &str) -> String {

@@ -13,6 +13,15 @@
 /// Shortest literal worth filtering on; sets with a shorter member are dropped.
 const MIN_LEN: usize = 2;
 
+/// Most members a set may have: an alternation of more branches requires nothing (checking
+/// a call against thousands of literals would cost more than running the pattern, and the
+/// union would grow quadratically in a hostile rule file).
+const MAX_MEMBERS: usize = 64;
+
+/// Deepest group nesting scanned; deeper gives up (the scan recurses per group, and a rule
+/// file must not be able to exhaust the stack).
+const MAX_DEPTH: usize = 64;
+
 /// The literal requirement of `src`, if the scan finds one: every match contains at least one
 /// of the returned lowercase strings.
 #[must_use]
@@ -20,6 +29,7 @@ pub fn required_literals(src: &str) -> Option<Vec<String>> {
     let mut p = Scan {
         bytes: src.as_bytes(),
         i: 0,
+        depth: 0,
     };
     let req = p.alternation().ok()?;
     if p.i != p.bytes.len() {
@@ -45,6 +55,8 @@ type Req = Option<Vec<String>>;
 struct Scan<'a> {
     bytes: &'a [u8],
     i: usize,
+    /// How many groups enclose the position.
+    depth: usize,
 }
 
 /// Is `a` a stronger requirement than `b`? Longer shortest member first, then fewer members.
@@ -123,6 +135,10 @@ impl Scan<'_> {
                 }
                 None => all = false,
             }
+            if union.len() > MAX_MEMBERS {
+                all = false;
+                union.clear();
+            }
             if self.peek() == Some(b'|') {
                 self.i += 1;
             } else {
@@ -180,8 +196,9 @@ impl Scan<'_> {
         best: &mut Req,
     ) -> Result<(), Bail> {
         if lit.is_some() && run.capacity() == 0 {
-            // A run never outgrows what is left of the pattern: one allocation, not several.
-            run.reserve(self.bytes.len() - self.i + 1);
+            // A run never outgrows what is left of the pattern: usually one allocation, not
+            // several (capped: a huge pattern must not make every run reserve all of it).
+            run.reserve((self.bytes.len() - self.i + 1).min(256));
         }
         match (lit, self.quantifier()?) {
             (Some(ch), None) => run.push(ch),
@@ -270,7 +287,12 @@ impl Scan<'_> {
                 }
             }
         }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Bail);
+        }
         let inner = self.alternation()?;
+        self.depth -= 1;
         if self.peek() != Some(b')') {
             return Err(Bail);
         }

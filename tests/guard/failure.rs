@@ -5,8 +5,10 @@
 //! `fail = "closed"` in `$CALLUS_HOME/config`: exit 2 with the reason). The process never
 //! exits with any other code.
 
+use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::Output;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
 
 use super::{Host, audit_records, bash, guard, starter_deny_json};
 use crate::common::{Env, stderr, stdout};
@@ -76,7 +78,38 @@ fn env_for(policy: Policy) -> Env {
 
 /// Run one case in one policy and check everything the policy promises.
 fn check(policy: Policy, env: &Env, stdin: &[u8], expect: &Expect) -> Output {
-    let out = guard(env, stdin);
+    check_output(policy, env, guard_within(env, stdin, HANG), expect)
+}
+
+/// Longest a guard call may take in these tests: the hook's own budget is 2 s.
+const HANG: Duration = Duration::from_secs(5);
+
+/// `callus guard` with `stdin`, killed (and the test failed) if it runs past `limit`.
+fn guard_within(env: &Env, stdin: &[u8], limit: Duration) -> Output {
+    let mut cmd = env.cmd(&["guard"]);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn callus");
+    let mut pipe = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&bytes);
+    });
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("callus guard still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = writer.join();
+    child.wait_with_output().expect("collect output")
+}
+
+fn check_output(policy: Policy, env: &Env, out: Output, expect: &Expect) -> Output {
     let (so, se) = (stdout(&out), stderr(&out));
     assert_eq!(
         se.matches('\n').count(),
@@ -396,12 +429,140 @@ fn dryrun_never_blocks_even_when_failing_closed() {
     );
 }
 
+/// Issue 15, item 7: an empty payload was "no opinion", so fail-closed let it through.
 #[test]
-fn empty_stdin_is_no_opinion_not_an_error() {
-    for policy in POLICIES {
-        let env = env_for(policy);
-        let out = guard(&env, b"  \n");
-        assert_eq!(out.status.code(), Some(0), "{policy:?}");
-        assert_eq!((stdout(&out).as_str(), stderr(&out).as_str()), ("", ""));
-    }
+fn empty_stdin() {
+    let expect = Expect {
+        says: "empty hook payload",
+        intact: Intact::Nothing,
+        audited: true,
+    };
+    each_policy(|_| b"  \n".to_vec(), |_| {}, &expect);
+}
+
+/// A project layer file that is not a regular file or too large is refused at once (issue
+/// 15, item 2: a FIFO hung every later call, even failing closed); the starter still denies.
+fn refused_layer(setup: impl Fn(&mut Env), says: &'static str) {
+    let expect = Expect {
+        says,
+        intact: Intact::Deny,
+        audited: true,
+    };
+    each_policy(|env| bash(env, Host::Claude, CURL_SH), setup, &expect);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_the_project_ruleset() {
+    refused_layer(
+        |env| {
+            let dir = env.repo_path().join(".callus");
+            std::fs::create_dir_all(&dir).unwrap();
+            let made = std::process::Command::new("mkfifo")
+                .arg(dir.join("rules.json"))
+                .status()
+                .unwrap();
+            assert!(made.success());
+        },
+        "is not a regular file",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dev_zero_symlink_as_the_user_ruleset() {
+    refused_layer(
+        |env| std::os::unix::fs::symlink("/dev/zero", env.home_path().join("rules.json")).unwrap(),
+        "outside",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_out_of_the_repository_as_the_project_ruleset() {
+    refused_layer(
+        |env| {
+            let outside = env.write_home("elsewhere.json", r#"{"rules": []}"#);
+            let dir = env.repo_path().join(".callus");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::os::unix::fs::symlink(outside, dir.join("rules.json")).unwrap();
+        },
+        "outside",
+    );
+}
+
+#[test]
+fn a_project_ruleset_over_the_size_cap() {
+    refused_layer(
+        |env| {
+            let filler = " ".repeat(4 * 1024 * 1024);
+            env.write_repo(".callus/rules.json", &format!("{{\"rules\": []}}{filler}"));
+        },
+        "-byte cap",
+    );
+}
+
+/// Rules that each cost real time (a backtracking pattern run to its budget on every call)
+/// cannot hold the call past the guard's time budget: past it, the call is an internal
+/// error under the policy (issue 15, item 2: a hostile 1 MB ruleset cost 176 s per call).
+#[test]
+fn rules_past_the_time_budget() {
+    let rules: Vec<String> = (0..20_000)
+        .map(|i| {
+            format!(
+                r#"{{"id": "slow-{i}", "tool": "Bash", "any": ["(?:(a)\\1?)+\\d"], "action": "monitor"}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"rules": [{}]}}"#, rules.join(","));
+    let expect = Expect {
+        says: "time budget exhausted",
+        intact: Intact::Deny,
+        audited: true,
+    };
+    let command = format!("{CURL_SH} # {}", "a".repeat(40));
+    each_policy(
+        |env| bash(env, Host::Claude, &command),
+        |env| {
+            env.write_repo(".callus/rules.json", &text);
+        },
+        &expect,
+    );
+}
+
+/// A pattern with tens of thousands of alternatives is decided in bounded time (issue 15,
+/// item 2: the literal prefilter's union grew quadratically and the call never returned).
+#[test]
+fn a_huge_alternation_is_decided_in_bounded_time() {
+    let pattern: Vec<String> = (0..60_000).map(|i| format!("w{i}x")).collect();
+    let rules = serde_json::json!({"rules": [{"id": "huge", "tool": "Bash",
+        "any": [pattern.join("|")], "message": "huge fired"}]});
+    let env = Env::new();
+    env.write_repo(".callus/rules.json", &rules.to_string());
+    let out = guard_within(&env, &bash(&env, Host::Claude, "echo w59999x"), HANG);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("huge fired"), "{}", stdout(&out));
+    let out = guard_within(&env, &bash(&env, Host::Claude, "echo quiet"), HANG);
+    assert_eq!((stdout(&out).as_str(), stderr(&out).as_str()), ("", ""));
+}
+
+/// A rule pushed past its backtracking budget by the call's own text is an internal error
+/// under the policy (closed: refused), named in the audit chain (issue 15, item 10).
+#[test]
+fn a_backtracking_rule_past_its_budget_on_agent_input() {
+    let rules = r#"{"rules": [{"id": "bt", "tool": "Bash", "any": ["^(?:(a)\\1?)+\\d"],
+        "action": "deny", "message": "m"}]}"#;
+    let expect = Expect {
+        says: "bt: pattern",
+        intact: Intact::Nothing,
+        audited: true,
+    };
+    let command = format!("{}!", "a".repeat(40));
+    each_policy(
+        |env| bash(env, Host::Claude, &command),
+        |env| {
+            env.write_repo(".callus/rules.json", rules);
+        },
+        &expect,
+    );
 }

@@ -1,7 +1,7 @@
-//! The layer index (`$CALLUS_HOME/cache/`): the hook writes one per layer file that validates
-//! and then parses only the rules a call can need. It must never change a decision: an
-//! edited file, a damaged index, a cache that cannot be written, or a file broken after it
-//! was indexed all decide exactly as a full parse does.
+//! The per-call rule index: the hook builds only the rules a call can need, chosen from the
+//! layer files' own bytes on every call. Nothing is cached on disk, so nothing written there
+//! (a forged index of an earlier version's format included) changes a decision; an edited
+//! file, or a file broken after it worked, decides exactly as a full parse does.
 
 use std::path::PathBuf;
 
@@ -33,34 +33,20 @@ fn decide(env: &Env, command: &str) -> (Option<i32>, String, String) {
 }
 
 #[test]
-fn the_first_call_writes_a_private_index_and_later_calls_decide_the_same() {
+fn no_cache_is_written_and_every_call_decides_from_the_files() {
     let env = Env::new();
     env.write_home("rules.json", RULES);
-    assert!(indexes(&env).is_empty());
     let denied = (Some(0), zork_denied(), String::new());
-    assert_eq!(decide(&env, "cd src && zork --all"), denied);
-    // The starter and the user layer are indexed.
-    let files = indexes(&env);
-    assert_eq!(files.len(), 2, "{files:?}");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&env.home_path().join("cache")), 0o700);
-        assert!(files.iter().all(|f| mode(f) == 0o600));
+    for _ in 0..2 {
+        assert_eq!(decide(&env, "cd src && zork --all"), denied);
+        assert_eq!(
+            decide(&env, "echo zork"),
+            (Some(0), String::new(), String::new())
+        );
+        let out = decide(&env, "rm -rf /");
+        assert_eq!(out.0, Some(2), "{out:?}");
     }
-    let written: Vec<_> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    assert_eq!(decide(&env, "cd src && zork --all"), denied);
-    assert_eq!(
-        decide(&env, "echo zork"),
-        (Some(0), String::new(), String::new())
-    );
-    // The starter still decides through its index.
-    let out = decide(&env, "rm -rf /");
-    assert_eq!(out.0, Some(2), "{out:?}");
-    // Reading an index does not rewrite it.
-    let again: Vec<_> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    assert_eq!(again, written);
+    assert!(indexes(&env).is_empty(), "{:?}", indexes(&env));
 }
 
 #[test]
@@ -76,55 +62,79 @@ fn an_edit_of_the_same_size_takes_effect_on_the_next_call() {
     assert_eq!(decide(&env, "zorp -x").1, zork_denied());
 }
 
+/// The layer-index fingerprint of earlier versions (`src/rules/index.rs` before issue 15),
+/// as an attacker reimplements it from the source: two multiply-rotate lanes, finished with
+/// the `MurmurHash3` mix.
+fn old_fingerprint(bytes: &[u8]) -> [u8; 16] {
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+    let len = bytes.len() as u64;
+    let (mut a, mut b) = (len ^ K2, len.rotate_left(32) ^ K1);
+    let mut step = |w: u64| {
+        a = (a ^ w).wrapping_mul(K1).rotate_left(29);
+        b = (b ^ w.rotate_left(32)).wrapping_mul(K2).rotate_left(31) ^ a;
+    };
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        step(u64::from_le_bytes(word.try_into().unwrap()));
+    }
+    let rest = words.remainder();
+    let mut buf = [0u8; 8];
+    buf[..rest.len()].copy_from_slice(rest);
+    step(u64::from_le_bytes(buf) ^ (rest.len() as u64) << 56);
+    let mix = |mut h: u64| {
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    };
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&mix(a).to_le_bytes());
+    out[8..].copy_from_slice(&mix(b ^ a.rotate_left(17)).to_le_bytes());
+    out
+}
+
+/// Issue 15, item 1: an index that keeps the stamp and fingerprint of a genuine one but lists
+/// no rule switched every layer off, the built-in starter policy included, in both fail
+/// modes, while `guard test` and `rules list` still showed every rule. Whatever the agent
+/// writes under `$CALLUS_HOME/cache/` now changes no decision.
 #[test]
-fn a_damaged_index_is_ignored_and_rewritten() {
-    let env = Env::new();
+fn a_forged_layer_index_switches_no_rule_off() {
+    let mut env = Env::new();
     env.write_home("rules.json", RULES);
     assert_eq!(decide(&env, "zork").1, zork_denied());
-    let files = indexes(&env);
-    let good: Vec<_> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    for (damage, name) in [
-        (
-            Box::new(|b: &mut Vec<u8>| b.truncate(b.len() / 2)) as Box<dyn Fn(&mut Vec<u8>)>,
-            "truncated",
-        ),
-        (
-            Box::new(|b: &mut Vec<u8>| {
-                let i = b.len() - 20;
-                b[i] ^= 0x5a;
-            }),
-            "flipped",
-        ),
-        (Box::new(|b: &mut Vec<u8>| b.clear()), "empty"),
-    ] {
-        for (file, bytes) in files.iter().zip(&good) {
-            let mut bad = bytes.clone();
-            damage(&mut bad);
-            std::fs::write(file, bad).unwrap();
-        }
-        assert_eq!(decide(&env, "zork").1, zork_denied(), "{name}");
-        assert_eq!(decide(&env, "rm -rf /").0, Some(2), "{name}");
-        let now: Vec<_> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-        assert_eq!(now, good, "{name}: the index is written afresh");
+    assert_eq!(decide(&env, "rm -rf /").0, Some(2));
+    // Forge every index the guard wrote (earlier versions wrote one per layer), and plant
+    // one more in the same format.
+    let cache = env.home_path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut files = indexes(&env);
+    files.push(cache.join("layer-57bfa9b5af16d94c-93b4a33d.idx"));
+    for file in &files {
+        let old = std::fs::read(file).unwrap_or_default();
+        // The header: the binary's stamp and the text's fingerprint, each length-prefixed.
+        let field = |at: usize| -> Option<usize> {
+            let n = u32::from_le_bytes(old.get(at..at + 4)?.try_into().ok()?) as usize;
+            (old.len() >= at + 4 + n).then_some(at + 4 + n)
+        };
+        let header = field(0).and_then(field).unwrap_or(0);
+        let body = [0u8; 8]; // no disabled id, no rule
+        let mut forged = old[..header].to_vec();
+        forged.extend_from_slice(&body);
+        forged.extend_from_slice(&old_fingerprint(&body)[..8]);
+        std::fs::write(file, forged).unwrap();
+    }
+    for fail in ["open", "closed"] {
+        env.var("CALLUS_FAIL", fail);
+        assert_eq!(decide(&env, "zork").1, zork_denied(), "fail {fail}");
+        let out = decide(&env, "rm -rf /");
+        assert_eq!(out.0, Some(2), "fail {fail}: {out:?}");
     }
 }
 
 #[test]
-fn a_cache_that_cannot_be_written_costs_nothing_but_speed() {
-    let env = Env::new();
-    env.write_home("rules.json", RULES);
-    env.write_home("cache", "a file where the cache directory would go");
-    for _ in 0..2 {
-        assert_eq!(
-            decide(&env, "zork"),
-            (Some(0), zork_denied(), String::new())
-        );
-    }
-    assert!(!env.home_path().join("errors.log").exists());
-}
-
-#[test]
-fn a_file_broken_after_it_was_indexed_is_still_reported() {
+fn a_file_broken_after_it_worked_is_reported() {
     let mut env = Env::new();
     env.write_home("rules.json", RULES);
     assert_eq!(decide(&env, "zork").1, zork_denied());

@@ -1,0 +1,130 @@
+//! Reading a file that anything running as the user may have replaced: a rule layer, the
+//! settings file, a halt marker.
+//!
+//! The agent a hook guards runs as the same user and can put a FIFO, a device, a symlink or
+//! a huge file where callus expects a small text file. A FIFO would block the reader for
+//! ever, `/dev/zero` would fill memory, a symlink could point anywhere. So [`read`]:
+//! - opens without blocking (`O_NONBLOCK`, so opening a FIFO returns at once) and without
+//!   following a final symlink it did not resolve itself (`O_NOFOLLOW`);
+//! - accepts only a regular file, checked on the opened descriptor (no swap between the
+//!   check and the read);
+//! - when given a root, resolves symlinks first and refuses a file that resolves outside it
+//!   (a project's `.callus/rules.json` must stay in the project, the user's layers in
+//!   `$CALLUS_HOME`);
+//! - reads at most `cap` bytes, refusing a longer file rather than cutting it;
+//! - requires UTF-8.
+//!
+//! A missing file (or a path through a non-directory) is `Ok(None)`; every refusal is an
+//! [`Error`] that names the file and says why, never a hang.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// Read `path` as described in the module docs.
+pub fn read(path: &Path, root: Option<&Path>, cap: u64) -> Result<Option<String>> {
+    let refuse = |why: String| Error::Invalid(format!("{}: {why}", path.display()));
+    let absent = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        )
+    };
+    let target: PathBuf = match root {
+        None => path.to_path_buf(),
+        Some(root) => {
+            let resolved = match std::fs::canonicalize(path) {
+                Ok(p) => p,
+                Err(e) if absent(&e) => return Ok(None),
+                Err(e) => return Err(Error::io(path, e)),
+            };
+            let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+            if !resolved.starts_with(&root) {
+                return Err(refuse(format!(
+                    "resolves to {}, outside {}; refused",
+                    resolved.display(),
+                    root.display()
+                )));
+            }
+            resolved
+        }
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A symlink is followed only when `root` resolved it above.
+        let nofollow = if root.is_some() { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
+    }
+    let mut file = match options.open(&target) {
+        Ok(f) => f,
+        Err(e) if absent(&e) => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(refuse(
+            "is not a regular file (a FIFO, a device or a directory); refused".into(),
+        ));
+    }
+    if meta.len() > cap {
+        return Err(refuse(format!(
+            "is {} bytes, over the {cap}-byte cap; refused",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    (&mut file)
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > cap {
+        return Err(refuse(format!("grew over the {cap}-byte cap; refused")));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| refuse("is not UTF-8 text".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_are_read_and_others_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let file = root.join("rules.json");
+        assert_eq!(read(&file, Some(root), 100).unwrap(), None);
+        std::fs::write(&file, "{}").unwrap();
+        assert_eq!(read(&file, Some(root), 100).unwrap().as_deref(), Some("{}"));
+        assert_eq!(read(&file, None, 100).unwrap().as_deref(), Some("{}"));
+        let e = read(&file, None, 1).unwrap_err().to_string();
+        assert!(e.contains("over the 1-byte cap"), "{e}");
+        // A directory, and a symlink out of the root.
+        let e = read(root, None, 100).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        #[cfg(unix)]
+        {
+            let link = root.join("link.json");
+            std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+            let e = read(&link, Some(root), 100).unwrap_err().to_string();
+            assert!(e.contains("outside"), "{e}");
+            let e = read(&link, None, 100).unwrap_err().to_string();
+            assert!(e.contains("not a regular file"), "{e}");
+            // A symlink that stays inside the root is followed.
+            let inside = root.join("inside.json");
+            std::os::unix::fs::symlink(&file, &inside).unwrap();
+            assert_eq!(
+                read(&inside, Some(root), 100).unwrap().as_deref(),
+                Some("{}")
+            );
+        }
+        std::fs::write(&file, [0xff, 0xfe]).unwrap();
+        let e = read(&file, None, 100).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8"), "{e}");
+    }
+}
