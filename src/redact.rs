@@ -128,13 +128,16 @@ const RULES: &[Rule] = &[
     },
     // GitHub tokens (classic prefixes and fine-grained PATs).
     Rule {
-        triggers: &["gh", "github_pat_"],
+        triggers: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
         replace: "***",
     },
     // GitLab tokens (personal, deploy, runner, trigger, OAuth, feed, incoming mail…).
     Rule {
-        triggers: &["gl"],
+        triggers: &[
+            "glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glft-", "glimt-", "gloas-",
+            "glagent-",
+        ],
         pattern: r"\bgl(?:pat|dt|rt|ptt|soat|cbt|ft|imt|oas|agent)-[A-Za-z0-9_\-]{20,}",
         replace: "***",
     },
@@ -185,12 +188,11 @@ const RULES: &[Rule] = &[
         pattern: r"\b(?:npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{20,}|hf_[A-Za-z]{30,})",
         replace: "***",
     },
-    // Other services with a recognisable prefix: SendGrid, Twilio, Shopify, DigitalOcean,
+    // Other services with a recognisable prefix: SendGrid, Shopify, DigitalOcean,
     // Vault, Databricks, age, Linear, Postman, Doppler, New Relic, Sentry, Atlassian.
     Rule {
         triggers: &[
             "sg.",
-            "sk",
             "shp",
             "_v1_",
             "hvs.",
@@ -204,7 +206,7 @@ const RULES: &[Rule] = &[
             "sntrys_",
             "atatt3",
         ],
-        pattern: r"\b(?:SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|SK[0-9a-fA-F]{32}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_\-]{20,}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}|lin_api_[A-Za-z0-9]{40}|PMAK-[A-Za-z0-9\-]{20,}|dp\.pt\.[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{20,}|sntrys_[A-Za-z0-9+/=_]{20,}|ATATT3[A-Za-z0-9_\-=]{20,})",
+        pattern: r"\b(?:SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_\-]{20,}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}|lin_api_[A-Za-z0-9]{40}|PMAK-[A-Za-z0-9\-]{20,}|dp\.pt\.[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{20,}|sntrys_[A-Za-z0-9+/=_]{20,}|ATATT3[A-Za-z0-9_\-=]{20,})",
         replace: "***",
     },
     // JSON / Python keys: `"password": "…"`, `\"token\":\"…\"`, `'secret': '…'`.
@@ -264,7 +266,7 @@ const RULES: &[Rule] = &[
     },
     // curl -u user:password (also --user, --proxy-user, -U, glued or with `=`).
     Rule {
-        triggers: &["curl", "wget", "http", "xh"],
+        triggers: &["curl", "wget", "http ", "https ", "xh "],
         pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+"#,
         replace: "$head***",
     },
