@@ -93,7 +93,7 @@ const RULES: &[Rule] = &[
     // Authorization / Proxy-Authorization headers, any scheme (Basic, Bearer, token, …).
     Rule {
         triggers: &["authorization"],
-        pattern: r#"(?i)(?P<head>\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|key)\s+)?)(?:\*\*\*|[A-Za-z0-9._~+/=:\-]{4,})"#,
+        pattern: r#"(?i)(?P<head>\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z\-]+\s+)?)(?:\*\*\*|[A-Za-z0-9._~+/=:\-]{4,})"#,
         replace: "$head***",
     },
     // Bearer tokens outside a header.
