@@ -11,8 +11,8 @@
 //! What is covered, by kind (the corpus in `tests/fixtures/redact/forms.tsv` has a case of
 //! each, and a test sends each through every path that writes): private key blocks; URL
 //! user information (passwords holding `/`, `:` or `@` included); `Authorization` headers of
-//! any scheme and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure client secrets and
-//! SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
+//! any scheme, `Cookie` headers and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure
+//! client secrets and SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
 //! webhooks, Stripe, `OpenAI`, Anthropic, npm, `PyPI`, Hugging Face, `SendGrid`, `DigitalOcean`,
 //! Vault, Databricks, age, …); secret-named values in every syntax (`NAME=v`, `"name": "v"`,
 //! `'name': 'v'`, `name: v`, `--name v`, query strings, conninfo, ODBC `Pwd=`), where a secret
@@ -94,6 +94,12 @@ const RULES: &[Rule] = &[
     Rule {
         triggers: &["authorization"],
         pattern: r#"(?i)(?P<head>\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z\-]+\s+)?)(?:\*\*\*|[A-Za-z0-9._~+/=:\-]{4,})"#,
+        replace: "$head***",
+    },
+    // Cookie headers: session cookies are credentials (the whole value is masked).
+    Rule {
+        triggers: &["cookie"],
+        pattern: r#"(?i)(?P<head>\b(?:set-)?cookie\\?["']?\s*:\s*)(?:\*\*\*|[^"'\s*][^"'\n]*)"#,
         replace: "$head***",
     },
     // Bearer tokens outside a header.
