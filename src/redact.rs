@@ -60,7 +60,7 @@ macro_rules! secret_name {
 /// starts with `=` (so `key == x` is a comparison, not an assignment).
 macro_rules! value {
     () => {
-        r#"(?:"[^"]*"|'[^']*'|[^\s;&|'"=][^\s;&|'"]*)"#
+        r#"(?:\*\*\*|"[^"]*"|'[^']*'|[^\s;&|'"=][^\s;&|'"]*)"#
     };
 }
 
@@ -179,7 +179,7 @@ const RULES: &[Rule] = &[
     // Azure SAS signatures.
     Rule {
         triggers: &["sig="],
-        pattern: r#"(?i)(?P<head>[?&]sig=)[^&\s"']+"#,
+        pattern: r#"(?i)(?P<head>[?&]sig=)(?:\*\*\*|[^&\s"']+)"#,
         replace: "$head***",
     },
     // Stripe keys and webhook secrets.
@@ -255,43 +255,43 @@ const RULES: &[Rule] = &[
     // separate value that is not another flag).
     Rule {
         triggers: &["pass", "secret", "token", "key", "credential"],
-        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
+        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
     // mysql -pPASSWORD (the password glued to -p: `-p PW` would name a database).
     Rule {
         triggers: &["mysql", "mariadb"],
-        pattern: r#"(?P<head>\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mysqlpump|mariadb-dump)\b[^|;&\n]*?\s-p)(?:"[^"]*"|'[^']*'|[^\s"'][^\s]*)"#,
+        pattern: r#"(?P<head>\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mysqlpump|mariadb-dump)\b[^|;&\n]*?\s-p)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s"'][^\s]*)"#,
         replace: "$head***",
     },
     // sshpass -p PW, redis-cli -a PW, docker/podman/helm … login -p PW.
     Rule {
         triggers: &["sshpass", "redis-cli", "login"],
-        pattern: r#"(?P<head>\b(?:sshpass\b[^|;&\n]*?\s-p|redis-cli\b[^|;&\n]*?\s-a|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^|;&\n]*?\blogin\b[^|;&\n]*?\s-p)\s*)(?:"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
+        pattern: r#"(?P<head>\b(?:sshpass\b[^|;&\n]*?\s-p|redis-cli\b[^|;&\n]*?\s-a|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^|;&\n]*?\blogin\b[^|;&\n]*?\s-p)\s*)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
     // curl -u user:password (also --user, --proxy-user, -U, glued or with `=`).
     Rule {
         triggers: &["curl", "wget", "http ", "https ", "xh "],
-        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+"#,
+        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)(?:\*\*\*|[^\s"']+)"#,
         replace: "$head***",
     },
     // openssl -pass pass:PW / -passin pass:PW.
     Rule {
         triggers: &["pass:"],
-        pattern: r"(?P<head>\bpass:)\S+",
+        pattern: r"(?P<head>\bpass:)(?:\*\*\*|\S+)",
         replace: "$head***",
     },
     // .netrc lines: machine H login U password PW.
     Rule {
         triggers: &["machine"],
-        pattern: r"(?i)(?P<head>\bmachine\s+\S+\s+login\s+\S+\s+password\s+)\S+",
+        pattern: r"(?i)(?P<head>\bmachine\s+\S+\s+login\s+\S+\s+password\s+)(?:\*\*\*|\S+)",
         replace: "$head***",
     },
     // ODBC / ADO.NET connection strings: `;Pwd=…;`.
     Rule {
         triggers: &["pwd"],
-        pattern: r#"(?i)(?P<head>(?:^|[;"'])\s*pwd\s*=\s*)[^;"'\s]+"#,
+        pattern: r#"(?i)(?P<head>(?:^|[;"'])\s*pwd\s*=\s*)(?:\*\*\*|[^;"'\s]+)"#,
         replace: "$head***",
     },
 ];
@@ -548,5 +548,67 @@ mod tests {
         assert!(preview(&long).ends_with('…'));
         let capped = redact_capped_bytes(&"é".repeat(100), 11);
         assert!(capped.len() <= 11 && capped.ends_with('…'));
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    /// Fragments that make the rules fire, overlap and meet at their edges.
+    const PIECES: &[&str] = &[
+        "password",
+        "TOKEN",
+        "key",
+        "_PWD",
+        "secret",
+        "=",
+        ":",
+        " ",
+        "\"",
+        "'",
+        "\\",
+        "@",
+        "/",
+        "://",
+        "https",
+        "postgres",
+        "u",
+        "pw",
+        "***",
+        "-p",
+        "--password ",
+        "mysql ",
+        "curl ",
+        "-u ",
+        "Authorization: ",
+        "Basic ",
+        "Bearer ",
+        "Cookie: ",
+        "eyJabcdef.",
+        "AKIA",
+        "ghp_",
+        "sk-",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----",
+        "\n",
+        ";",
+        "&",
+        "?",
+        "é",
+        "x9Yz0123456789abcdefghij",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn redaction_is_idempotent_and_never_panics(
+            parts in proptest::collection::vec(0..PIECES.len(), 0..24)
+        ) {
+            let text: String = parts.iter().map(|&i| PIECES[i]).collect();
+            let once = super::redact(&text).into_owned();
+            let twice = super::redact(&once).into_owned();
+            prop_assert_eq!(&twice, &once, "input {:?}", text);
+        }
     }
 }
