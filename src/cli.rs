@@ -140,9 +140,14 @@ pub enum AuditCommand {
         /// Also require the record SEQ to carry HASH (an anchor kept elsewhere).
         #[arg(long, value_name = "SEQ:HASH")]
         expect_head: Option<String>,
-        /// Check against the anchors in FILE (repeatable; default: every file `anchor` wrote).
-        #[arg(long, value_name = "FILE")]
-        anchor: Vec<PathBuf>,
+        /// Check against the anchors in FILE, or against the chain a team store holds for
+        /// this origin (`postgres://…`, password from `PGPASSWORD`/`~/.pgpass`); repeatable;
+        /// default: every file `anchor` wrote.
+        #[arg(long, value_name = "FILE|URL")]
+        anchor: Vec<String>,
+        /// The origin whose chain a team-store anchor holds (default `user@hostname`).
+        #[arg(long, value_name = "NAME")]
+        origin: Option<String>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,

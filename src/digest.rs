@@ -113,6 +113,8 @@ fn load_or_create(dir: &Path) -> Option<[u8; 32]> {
         return Some(key);
     }
     let key = random_key()?;
+    // The first hook of a fresh install may run before the store (and its directory) exist.
+    crate::config::ensure_private_dir(dir).ok()?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".digest.key.")
         .tempfile_in(dir)
@@ -211,6 +213,14 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         assert_ne!(a, keyed(other.path(), "PGPASSWORD=hunter2 psql").unwrap());
         assert_ne!(a, sha256_hex(b"PGPASSWORD=hunter2 psql"));
+    }
+
+    #[test]
+    fn a_missing_directory_is_created_private_for_the_key() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("fresh-home");
+        assert!(keyed(&dir, "ls").is_some());
+        assert!(dir.join(KEY_FILE).exists());
     }
 
     #[test]

@@ -11,8 +11,8 @@
 //! What is covered, by kind (the corpus in `tests/fixtures/redact/forms.tsv` has a case of
 //! each, and a test sends each through every path that writes): private key blocks; URL
 //! user information (passwords holding `/`, `:` or `@` included); `Authorization` headers of
-//! any scheme and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure client secrets and
-//! SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
+//! any scheme, `Cookie` headers and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure
+//! client secrets and SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
 //! webhooks, Stripe, `OpenAI`, Anthropic, npm, `PyPI`, Hugging Face, `SendGrid`, `DigitalOcean`,
 //! Vault, Databricks, age, …); secret-named values in every syntax (`NAME=v`, `"name": "v"`,
 //! `'name': 'v'`, `name: v`, `--name v`, query strings, conninfo, ODBC `Pwd=`), where a secret
@@ -60,7 +60,7 @@ macro_rules! secret_name {
 /// starts with `=` (so `key == x` is a comparison, not an assignment).
 macro_rules! value {
     () => {
-        r#"(?:"[^"]*"|'[^']*'|[^\s;&|'"=][^\s;&|'"]*)"#
+        r#"(?:\*\*\*|"[^"]*"|'[^']*'|[^\s;&|'"=][^\s;&|'"]*)"#
     };
 }
 
@@ -93,7 +93,13 @@ const RULES: &[Rule] = &[
     // Authorization / Proxy-Authorization headers, any scheme (Basic, Bearer, token, …).
     Rule {
         triggers: &["authorization"],
-        pattern: r#"(?i)(?P<head>\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|key)\s+)?)(?:\*\*\*|[A-Za-z0-9._~+/=:\-]{4,})"#,
+        pattern: r#"(?i)(?P<head>\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:[A-Za-z\-]+\s+)?)(?:\*\*\*|[A-Za-z0-9._~+/=:\-]{4,})"#,
+        replace: "$head***",
+    },
+    // Cookie headers: session cookies are credentials (the whole value is masked).
+    Rule {
+        triggers: &["cookie"],
+        pattern: r#"(?i)(?P<head>\b(?:set-)?cookie\\?["']?\s*:\s*)(?:\*\*\*|[^"'\s*][^"'\n]*)"#,
         replace: "$head***",
     },
     // Bearer tokens outside a header.
@@ -128,13 +134,16 @@ const RULES: &[Rule] = &[
     },
     // GitHub tokens (classic prefixes and fine-grained PATs).
     Rule {
-        triggers: &["gh", "github_pat_"],
+        triggers: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
         replace: "***",
     },
     // GitLab tokens (personal, deploy, runner, trigger, OAuth, feed, incoming mail…).
     Rule {
-        triggers: &["gl"],
+        triggers: &[
+            "glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glft-", "glimt-", "gloas-",
+            "glagent-",
+        ],
         pattern: r"\bgl(?:pat|dt|rt|ptt|soat|cbt|ft|imt|oas|agent)-[A-Za-z0-9_\-]{20,}",
         replace: "***",
     },
@@ -170,7 +179,7 @@ const RULES: &[Rule] = &[
     // Azure SAS signatures.
     Rule {
         triggers: &["sig="],
-        pattern: r#"(?i)(?P<head>[?&]sig=)[^&\s"']+"#,
+        pattern: r#"(?i)(?P<head>[?&]sig=)(?:\*\*\*|[^&\s"']+)"#,
         replace: "$head***",
     },
     // Stripe keys and webhook secrets.
@@ -185,12 +194,11 @@ const RULES: &[Rule] = &[
         pattern: r"\b(?:npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{20,}|hf_[A-Za-z]{30,})",
         replace: "***",
     },
-    // Other services with a recognisable prefix: SendGrid, Twilio, Shopify, DigitalOcean,
+    // Other services with a recognisable prefix: SendGrid, Shopify, DigitalOcean,
     // Vault, Databricks, age, Linear, Postman, Doppler, New Relic, Sentry, Atlassian.
     Rule {
         triggers: &[
             "sg.",
-            "sk",
             "shp",
             "_v1_",
             "hvs.",
@@ -204,7 +212,7 @@ const RULES: &[Rule] = &[
             "sntrys_",
             "atatt3",
         ],
-        pattern: r"\b(?:SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|SK[0-9a-fA-F]{32}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_\-]{20,}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}|lin_api_[A-Za-z0-9]{40}|PMAK-[A-Za-z0-9\-]{20,}|dp\.pt\.[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{20,}|sntrys_[A-Za-z0-9+/=_]{20,}|ATATT3[A-Za-z0-9_\-=]{20,})",
+        pattern: r"\b(?:SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_\-]{20,}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}|lin_api_[A-Za-z0-9]{40}|PMAK-[A-Za-z0-9\-]{20,}|dp\.pt\.[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{20,}|sntrys_[A-Za-z0-9+/=_]{20,}|ATATT3[A-Za-z0-9_\-=]{20,})",
         replace: "***",
     },
     // JSON / Python keys: `"password": "…"`, `\"token\":\"…\"`, `'secret': '…'`.
@@ -247,43 +255,43 @@ const RULES: &[Rule] = &[
     // separate value that is not another flag).
     Rule {
         triggers: &["pass", "secret", "token", "key", "credential"],
-        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
+        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
     // mysql -pPASSWORD (the password glued to -p: `-p PW` would name a database).
     Rule {
         triggers: &["mysql", "mariadb"],
-        pattern: r#"(?P<head>\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mysqlpump|mariadb-dump)\b[^|;&\n]*?\s-p)(?:"[^"]*"|'[^']*'|[^\s"'][^\s]*)"#,
+        pattern: r#"(?P<head>\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mysqlpump|mariadb-dump)\b[^|;&\n]*?\s-p)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s"'][^\s]*)"#,
         replace: "$head***",
     },
     // sshpass -p PW, redis-cli -a PW, docker/podman/helm … login -p PW.
     Rule {
         triggers: &["sshpass", "redis-cli", "login"],
-        pattern: r#"(?P<head>\b(?:sshpass\b[^|;&\n]*?\s-p|redis-cli\b[^|;&\n]*?\s-a|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^|;&\n]*?\blogin\b[^|;&\n]*?\s-p)\s*)(?:"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
+        pattern: r#"(?P<head>\b(?:sshpass\b[^|;&\n]*?\s-p|redis-cli\b[^|;&\n]*?\s-a|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^|;&\n]*?\blogin\b[^|;&\n]*?\s-p)\s*)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
     // curl -u user:password (also --user, --proxy-user, -U, glued or with `=`).
     Rule {
-        triggers: &["curl", "wget", "http", "xh"],
-        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+"#,
+        triggers: &["curl", "wget", "http ", "https ", "xh "],
+        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)(?:\*\*\*|[^\s"']+)"#,
         replace: "$head***",
     },
     // openssl -pass pass:PW / -passin pass:PW.
     Rule {
         triggers: &["pass:"],
-        pattern: r"(?P<head>\bpass:)\S+",
+        pattern: r"(?P<head>\bpass:)(?:\*\*\*|\S+)",
         replace: "$head***",
     },
     // .netrc lines: machine H login U password PW.
     Rule {
         triggers: &["machine"],
-        pattern: r"(?i)(?P<head>\bmachine\s+\S+\s+login\s+\S+\s+password\s+)\S+",
+        pattern: r"(?i)(?P<head>\bmachine\s+\S+\s+login\s+\S+\s+password\s+)(?:\*\*\*|\S+)",
         replace: "$head***",
     },
     // ODBC / ADO.NET connection strings: `;Pwd=…;`.
     Rule {
         triggers: &["pwd"],
-        pattern: r#"(?i)(?P<head>(?:^|[;"'])\s*pwd\s*=\s*)[^;"'\s]+"#,
+        pattern: r#"(?i)(?P<head>(?:^|[;"'])\s*pwd\s*=\s*)(?:\*\*\*|[^;"'\s]+)"#,
         replace: "$head***",
     },
 ];
@@ -560,5 +568,67 @@ mod tests {
         );
         // A cap below the ellipsis keeps only the ellipsis.
         assert_eq!(redact_capped_bytes("abcdef", 2), "…");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    /// Fragments that make the rules fire, overlap and meet at their edges.
+    const PIECES: &[&str] = &[
+        "password",
+        "TOKEN",
+        "key",
+        "_PWD",
+        "secret",
+        "=",
+        ":",
+        " ",
+        "\"",
+        "'",
+        "\\",
+        "@",
+        "/",
+        "://",
+        "https",
+        "postgres",
+        "u",
+        "pw",
+        "***",
+        "-p",
+        "--password ",
+        "mysql ",
+        "curl ",
+        "-u ",
+        "Authorization: ",
+        "Basic ",
+        "Bearer ",
+        "Cookie: ",
+        "eyJabcdef.",
+        "AKIA",
+        "ghp_",
+        "sk-",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----",
+        "\n",
+        ";",
+        "&",
+        "?",
+        "é",
+        "x9Yz0123456789abcdefghij",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn redaction_is_idempotent_and_never_panics(
+            parts in proptest::collection::vec(0..PIECES.len(), 0..24)
+        ) {
+            let text: String = parts.iter().map(|&i| PIECES[i]).collect();
+            let once = super::redact(&text).into_owned();
+            let twice = super::redact(&once).into_owned();
+            prop_assert_eq!(&twice, &once, "input {:?}", text);
+        }
     }
 }

@@ -505,3 +505,45 @@ fn no_form_of_the_corpus_reaches_the_team_store() {
         .collect();
     assert!(leaked.is_empty(), "reached PostgreSQL verbatim: {leaked:?}");
 }
+
+#[test]
+fn the_team_store_anchors_each_origins_chain() {
+    let Some(pg) = server() else { return };
+    let url = pg.create_db();
+    let env = team_env();
+    for i in 0..3 {
+        guarded(&env, &format!("toolu_anchor_{i}"));
+    }
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["guard", "audit", "verify", "--json", "--anchor", &url];
+        args.extend_from_slice(extra);
+        let out = env.run(&args, b"");
+        (out.status.code(), json(&out))
+    };
+    // Nothing pushed yet: the team holds no record of this origin, so nothing vouches.
+    let (code, v) = verify(&["--origin", "me@box"]);
+    assert_eq!(
+        (code, v["status"].as_str()),
+        (Some(0), Some("unanchored")),
+        "{v}"
+    );
+    push(&env, &url, "me@box");
+    let (code, v) = verify(&["--origin", "me@box"]);
+    assert_eq!(
+        (code, v["status"].as_str()),
+        (Some(0), Some("intact")),
+        "{v}"
+    );
+    assert_eq!(v["anchor"]["seq"], 3);
+    // Another origin's chain anchors nothing of this one.
+    assert_eq!(
+        verify(&["--origin", "someone@else"]).1["status"],
+        "unanchored"
+    );
+    // Cut locally after the push: the team's copy says so.
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute("DELETE FROM audit WHERE seq = 3", []).unwrap();
+    let (code, v) = verify(&["--origin", "me@box"]);
+    assert_eq!(code, Some(1), "{v}");
+    assert!(v["problem"].as_str().unwrap().contains("truncated"), "{v}");
+}

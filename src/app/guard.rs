@@ -236,8 +236,16 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
         AuditCommand::Verify {
             expect_head,
             anchor,
+            origin,
             json,
-        } => verify(home, &db, &conn, expect_head.as_deref(), anchor, *json),
+        } => verify(
+            home,
+            &db,
+            &conn,
+            expect_head.as_deref(),
+            (anchor, origin.as_deref()),
+            *json,
+        ),
         AuditCommand::Anchor { to, json } => {
             let v = audit::verify(&conn, None)?;
             if let Some((seq, why)) = &v.broken {
@@ -249,14 +257,9 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
             }
             let a = crate::store::anchor::write(home, &db, v.head.as_deref(), to)?;
             if *json {
-                print_json(&json!({"seq": a.seq, "hash": a.hash, "file": a.file}));
+                print_json(&json!({"seq": a.seq, "hash": a.hash, "file": a.source}));
             } else {
-                println!(
-                    "anchored record {} ({}) in {}",
-                    a.seq,
-                    a.hash,
-                    a.file.display()
-                );
+                println!("anchored record {} ({}) in {}", a.seq, a.hash, a.source);
             }
             Ok(Exit::Ok)
         }
@@ -313,16 +316,30 @@ fn verify(
     db: &std::path::Path,
     conn: &rusqlite::Connection,
     expect_head: Option<&str>,
-    anchor_files: &[std::path::PathBuf],
+    (anchor_args, origin): (&[String], Option<&str>),
     json: bool,
 ) -> Result<Exit> {
     let v = audit::verify(conn, expect_head)?;
-    let files = if anchor_files.is_empty() {
-        crate::store::anchor::remembered(home)
-    } else {
-        anchor_files.to_vec()
-    };
-    let standing = crate::store::anchor::check(conn, db, &files)?;
+    let mut files = Vec::new();
+    let mut anchors = Vec::new();
+    let mut sources = Vec::new();
+    for a in anchor_args {
+        match crate::sync::target::Target::parse(a) {
+            crate::sync::target::Target::Postgres(url) => {
+                url.refuse_password_on_command_line(a)?;
+                anchors.extend(crate::sync::anchors::team_anchors(&url, origin)?);
+                sources.push(url.shown());
+            }
+            crate::sync::target::Target::Sqlite(path) => files.push(path),
+        }
+    }
+    if anchor_args.is_empty() {
+        files = crate::store::anchor::remembered(home);
+    }
+    let (from_files, unreadable) = crate::store::anchor::from_files(db, &files);
+    anchors.extend(from_files);
+    sources.extend(files.iter().map(|f| f.display().to_string()));
+    let standing = crate::store::anchor::check(conn, sources, &anchors, unreadable)?;
     let broken = v
         .broken
         .clone()
@@ -348,7 +365,7 @@ fn verify(
             "problem": broken.as_ref().map(|b| &b.1),
             "anchor": standing.latest,
             "since_anchor": standing.since_anchor,
-            "anchor_files": standing.files,
+            "anchor_sources": standing.sources,
         }));
     } else if let Some((seq, why)) = &broken {
         println!(
@@ -365,7 +382,7 @@ fn verify(
             v.records,
             v.head.as_deref().unwrap_or("-"),
             a.seq,
-            a.file.display(),
+            a.source,
             db.display()
         );
     } else {

@@ -15,7 +15,8 @@
 //! so the stored text and digest are what they would have been), and deletes it; a replay
 //! that fails puts the file back for the next writer. A merge takes at most
 //! [`MERGE_BATCH`] files, so one hook call stays short; a claim left by a process that
-//! died is taken over after [`STALE_CLAIM`]. A spool past [`SPOOL_CAP`] files takes no more
+//! died is taken over after [`STALE_CLAIM`], and its half-written temporary file removed.
+//! A spool past [`SPOOL_CAP`] files takes no more
 //! (the error log says so): the disk is not filled behind a store that never comes back.
 //! Spooling because the store was busy is expected under load and is not logged; spooling
 //! because the store failed otherwise (unreadable, corrupt) is.
@@ -88,10 +89,14 @@ pub(crate) fn merge(home: &Home, conn: &Connection, store: StoreEvent) -> usize 
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0; // no spool: the common case, one failed syscall
     };
-    let mut names: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| claimable(p))
-        .collect();
+    let mut names: Vec<PathBuf> = Vec::new();
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if claimable(&path) {
+            names.push(path);
+        } else if abandoned_temp(&path) {
+            let _ = std::fs::remove_file(&path); // a spooler killed mid-write
+        }
+    }
     if names.is_empty() {
         return 0;
     }
@@ -162,12 +167,23 @@ fn claimable(path: &Path) -> bool {
     {
         return true;
     }
-    name.contains(CLAIM)
-        && std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_CLAIM)
+    name.contains(CLAIM) && older_than(path, STALE_CLAIM)
+}
+
+/// A temporary file of a spooler that died before renaming it into place.
+fn abandoned_temp(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".tmp-"))
+        && older_than(path, STALE_CLAIM)
+}
+
+fn older_than(path: &Path, age: Duration) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|a| a > age)
 }
 
 fn claimed_name(path: &Path) -> PathBuf {
@@ -236,7 +252,13 @@ mod tests {
         assert!(claimable(&spooled));
         std::fs::rename(&spooled, &claimed).unwrap();
         assert!(!claimable(&claimed), "a fresh claim belongs to its process");
-        assert!(!claimable(&tmp.path().join(".tmp-abc")));
+        let half_written = tmp.path().join(".tmp-abc");
+        std::fs::write(&half_written, "{").unwrap();
+        assert!(!claimable(&half_written));
+        assert!(
+            !abandoned_temp(&half_written),
+            "a fresh temporary file is still being written"
+        );
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! a plain `verify` checks it. Verification against anchors: every anchor of this store must
 //! name a record that still exists with that hash; a missing record is a truncation (an
 //! emptied chain included), a different hash a rewrite. Records after the newest anchor are
-//! reported as not yet covered: nothing can vouch for what was appended after it.
+//! reported as not yet covered: nothing can vouch for what was appended after it. The team
+//! store keeps each origin's pushed chain, so `verify --anchor postgres://…` uses every
+//! `(seq, hash)` it holds for this origin as an anchor (`crate::sync::anchors`).
 //!
 //! What this does not stop: someone who can write both the store and every anchor file.
 //! Keep the anchor where the agent's user cannot write (another account, a read-only
@@ -35,15 +37,15 @@ pub struct Anchor {
     pub seq: i64,
     /// Its hash (`GENESIS` for an empty chain).
     pub hash: String,
-    /// The file it came from.
-    pub file: PathBuf,
+    /// Where it came from: the anchor file, or the team store (its URL without password).
+    pub source: String,
 }
 
 /// How the chain stands against its anchors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Standing {
-    /// The anchor files consulted.
-    pub files: Vec<PathBuf>,
+    /// The anchor files (and team stores) consulted.
+    pub sources: Vec<String>,
     /// The newest anchor of this store, if any.
     pub latest: Option<Anchor>,
     /// The first anchor the chain contradicts, and how.
@@ -96,7 +98,11 @@ pub fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Result<An
     });
     append_line(&file, &line.to_string())?;
     remember(home, &file)?;
-    Ok(Anchor { seq, hash, file })
+    Ok(Anchor {
+        seq,
+        hash,
+        source: file.display().to_string(),
+    })
 }
 
 fn append_line(path: &Path, line: &str) -> Result<()> {
@@ -134,9 +140,10 @@ pub fn remembered(home: &Home) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Check the chain in `conn` (already verified on its own, `records` long) against every
-/// anchor of store `db` in `files`.
-pub fn check(conn: &Connection, db: &Path, files: &[PathBuf]) -> Result<Standing> {
+/// The anchors of store `db` in `files`, and the files that could not be read (named, with
+/// the reason).
+#[must_use]
+pub fn from_files(db: &Path, files: &[PathBuf]) -> (Vec<Anchor>, Vec<String>) {
     let name = store_name(db);
     let mut anchors = Vec::new();
     let mut unreadable = Vec::new();
@@ -146,11 +153,21 @@ pub fn check(conn: &Connection, db: &Path, files: &[PathBuf]) -> Result<Standing
             Err(e) => unreadable.push(format!("{}: {e}", file.display())),
         }
     }
+    (anchors, unreadable)
+}
+
+/// Check the chain in `conn` (already verified on its own) against `anchors`.
+pub fn check(
+    conn: &Connection,
+    sources: Vec<String>,
+    anchors: &[Anchor],
+    unreadable: Vec<String>,
+) -> Result<Standing> {
     let last_seq: i64 = conn
         .query_row("SELECT COALESCE(MAX(seq), 0) FROM audit", [], |r| r.get(0))
         .map_err(|e| Error::sql("read audit head", e))?;
     let mut broken = None;
-    for a in &anchors {
+    for a in anchors {
         if a.seq == 0 {
             continue; // an anchored empty chain vouches for nothing
         }
@@ -163,18 +180,15 @@ pub fn check(conn: &Connection, db: &Path, files: &[PathBuf]) -> Result<Standing
         let problem = match hash {
             None if last_seq == 0 => Some(format!(
                 "the chain is empty, but {} anchors record {}",
-                a.file.display(),
-                a.seq
+                a.source, a.seq
             )),
             None => Some(format!(
                 "record {} anchored in {} is gone (the chain ends at {last_seq}): truncated",
-                a.seq,
-                a.file.display()
+                a.seq, a.source
             )),
             Some(h) if h != a.hash => Some(format!(
                 "record {} does not carry the hash anchored in {}: rewritten",
-                a.seq,
-                a.file.display()
+                a.seq, a.source
             )),
             Some(_) => None,
         };
@@ -188,7 +202,7 @@ pub fn check(conn: &Connection, db: &Path, files: &[PathBuf]) -> Result<Standing
         .as_ref()
         .map_or(last_seq, |a| (last_seq - a.seq).max(0));
     Ok(Standing {
-        files: files.to_vec(),
+        sources,
         latest,
         broken,
         since_anchor,
@@ -205,7 +219,7 @@ fn parse(text: &str, name: &str, file: &Path) -> Vec<Anchor> {
             Some(Anchor {
                 seq: v["seq"].as_i64()?,
                 hash: v["hash"].as_str()?.to_string(),
-                file: file.to_path_buf(),
+                source: file.display().to_string(),
             })
         })
         .collect()

@@ -228,6 +228,39 @@ mod tests {
     }
 
     #[test]
+    fn migration_5_forgets_the_plain_digests_of_an_older_store() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("callus.db");
+        {
+            // A store as callus left it before keyed digests: version 4, a plain digest.
+            let conn = Connection::open(&path).unwrap();
+            for (_, sql) in &MIGRATIONS[..4] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 4).unwrap();
+            conn.execute(
+                "INSERT INTO tool_calls (tool_use_id, host, source, tool, status, input_sha256)
+                 VALUES ('t1', 'codex', 'hook', 'Bash', 'success', 'aabbcc')",
+                [],
+            )
+            .unwrap();
+        }
+        let conn = open(&path).unwrap();
+        let digest: Option<String> = conn
+            .query_row("SELECT input_sha256 FROM tool_calls", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(digest, None);
+        drop(conn);
+        for file in ["callus.db", "callus.db-wal"] {
+            let bytes = std::fs::read(tmp.path().join(file)).unwrap_or_default();
+            assert!(
+                !bytes.windows(6).any(|w| w == b"aabbcc"),
+                "old bytes left in {file}"
+            );
+        }
+    }
+
+    #[test]
     fn trim_wal_bounds_the_wal() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("callus.db");

@@ -15,6 +15,7 @@
 //! - `push`: `callus sync push`.
 //! - `pull`: the team's rows as a temporary store.
 
+pub mod anchors;
 mod copy_text;
 mod origin;
 mod psql;
