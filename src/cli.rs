@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// every tool call, and reports the rules that no longer earn their place.
 #[derive(Debug, Parser)]
 #[command(name = "callus", version, about, long_about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -22,7 +22,7 @@ pub struct Cli {
 
 /// The top-level commands, one per pipeline stage.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// `PreToolUse` hook (no subcommand): decide one tool call read from stdin
     ///
     /// With a subcommand: check, test, prune or audit the rules.
@@ -62,7 +62,7 @@ pub enum Command {
 
 /// `callus guard [SUBCOMMAND]`.
 #[derive(Debug, Args)]
-pub struct GuardArgs {
+pub(crate) struct GuardArgs {
     /// What to do; without one, act as the `PreToolUse` hook.
     #[command(subcommand)]
     pub command: Option<GuardCommand>,
@@ -70,7 +70,7 @@ pub struct GuardArgs {
 
 /// Subcommands of `callus guard`.
 #[derive(Debug, Subcommand)]
-pub enum GuardCommand {
+pub(crate) enum GuardCommand {
     /// Validate rulesets: schema, regexes, tier ceilings and examples (exit 0 good, 1 bad)
     ///
     /// With no FILE, checks every active layer.
@@ -88,7 +88,7 @@ pub enum GuardCommand {
 
 /// `callus guard check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Ruleset files to check (default: every active layer).
     pub files: Vec<PathBuf>,
     /// Print the result as JSON.
@@ -98,7 +98,7 @@ pub struct CheckArgs {
 
 /// `callus guard test`.
 #[derive(Debug, Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     /// Tool name of the simulated call.
     #[arg(long, default_value = "Bash")]
     pub tool: String,
@@ -118,7 +118,7 @@ pub struct TestArgs {
 
 /// `callus guard prune`.
 #[derive(Debug, Args)]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     /// Window of days to count firings in.
     #[arg(long, default_value_t = 30)]
     pub days: u32,
@@ -133,7 +133,7 @@ pub struct PruneArgs {
 
 /// Subcommands of `callus guard audit`.
 #[derive(Debug, Subcommand)]
-pub enum AuditCommand {
+pub(crate) enum AuditCommand {
     /// Walk the chain and check it against its anchors; exit 0 if intact or unanchored
     /// (said so), 1 naming the first bad record
     Verify {
@@ -180,7 +180,7 @@ pub enum AuditCommand {
 
 /// `callus record [SUBCOMMAND]`.
 #[derive(Debug, Args)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     /// What to do; without one, act as the hook recorder.
     #[command(subcommand)]
     pub command: Option<RecordCommand>,
@@ -188,7 +188,7 @@ pub struct RecordArgs {
 
 /// Subcommands of `callus record`.
 #[derive(Debug, Subcommand)]
-pub enum RecordCommand {
+pub(crate) enum RecordCommand {
     /// Backfill from Claude Code transcripts, Codex rollouts or callusguard JSONL traces
     ///
     /// Paths may be files or directories (searched recursively). Importing the same files
@@ -200,7 +200,7 @@ pub enum RecordCommand {
 
 /// Input formats `record import` understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ImportFormat {
+pub(crate) enum ImportFormat {
     /// Detect from each file's content.
     Auto,
     /// Claude Code session transcript (`~/.claude/projects/**/*.jsonl`).
@@ -213,7 +213,7 @@ pub enum ImportFormat {
 
 /// `callus record import`.
 #[derive(Debug, Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     /// Files or directories to import.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -227,7 +227,7 @@ pub struct ImportArgs {
 
 /// `callus record stats`.
 #[derive(Debug, Args)]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     /// Only calls since this point: a duration like `7d`/`12h` or a date `YYYY-MM-DD`.
     #[arg(long)]
     pub since: Option<String>,
@@ -243,7 +243,7 @@ pub struct StatsArgs {
 /// `callus derive [explain ID]`.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct DeriveArgs {
+pub(crate) struct DeriveArgs {
     /// Look at one candidate instead of deriving.
     #[command(subcommand)]
     pub command: Option<DeriveCommand>,
@@ -282,7 +282,7 @@ pub struct DeriveArgs {
 
 /// Subcommands of `callus derive`.
 #[derive(Debug, Subcommand)]
-pub enum DeriveCommand {
+pub(crate) enum DeriveCommand {
     /// Show the cluster, contrast and backtest behind one candidate
     Explain {
         /// The candidate id.
@@ -299,7 +299,7 @@ pub enum DeriveCommand {
 
 /// Subcommands of `callus rules`.
 #[derive(Debug, Subcommand)]
-pub enum RulesCommand {
+pub(crate) enum RulesCommand {
     /// Every active rule with its layer, action, tier and last firing
     List {
         /// Print as JSON.
@@ -320,7 +320,7 @@ pub enum RulesCommand {
 
 /// The graded outcome of a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ActionArg {
+pub(crate) enum ActionArg {
     /// Audit only.
     Monitor,
     /// Tell the model, let the call run.
@@ -333,7 +333,7 @@ pub enum ActionArg {
 
 /// `callus rules promote`.
 #[derive(Debug, Args)]
-pub struct PromoteArgs {
+pub(crate) struct PromoteArgs {
     /// The candidate id (from `callus derive`).
     pub id: String,
     /// The action to enforce (capped by the candidate's evidence tier).
@@ -355,7 +355,7 @@ pub struct PromoteArgs {
 
 /// `callus report`.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Start of the period: a duration like `90d` or a date `YYYY-MM-DD`.
     #[arg(long)]
     pub since: Option<String>,
@@ -376,7 +376,7 @@ pub struct ReportArgs {
 
 /// Subcommands of `callus scope`.
 #[derive(Debug, Subcommand)]
-pub enum ScopeCommand {
+pub(crate) enum ScopeCommand {
     /// Declare what a run may create, modify and delete, and take the baseline
     Declare(ScopeDeclareArgs),
     /// Compare the declaration with what changed (exit 0 allow/warn, 2 violation, 3 bad input)
@@ -402,7 +402,7 @@ pub enum ScopeCommand {
 
 /// `callus scope declare`.
 #[derive(Debug, Args)]
-pub struct ScopeDeclareArgs {
+pub(crate) struct ScopeDeclareArgs {
     /// An id naming this run.
     #[arg(long)]
     pub run_id: String,
@@ -431,7 +431,7 @@ pub struct ScopeDeclareArgs {
 
 /// Which hosts `install`/`uninstall` act on, and where.
 #[derive(Debug, Args)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Wire Claude Code (default when neither host is named).
     #[arg(long)]
     pub claude: bool,
@@ -451,7 +451,7 @@ pub struct InstallArgs {
 
 /// `callus doctor`.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Print the checks as JSON.
     #[arg(long)]
     pub json: bool,
@@ -459,7 +459,7 @@ pub struct DoctorArgs {
 
 /// Subcommands of `callus session`.
 #[derive(Debug, Subcommand)]
-pub enum SessionCommand {
+pub(crate) enum SessionCommand {
     /// Lift a RECUSE halt so the session's tool calls are decided normally again
     Resume {
         /// The session id.
@@ -469,7 +469,7 @@ pub enum SessionCommand {
 
 /// Subcommands of `callus sync`.
 #[derive(Debug, Subcommand)]
-pub enum SyncCommand {
+pub(crate) enum SyncCommand {
     /// Upload this machine's sessions, tool calls and audit records to the team database
     ///
     /// Creates the `callus` schema if it is missing, then upserts every local row in one
@@ -483,7 +483,7 @@ pub enum SyncCommand {
 
 /// `callus sync push`.
 #[derive(Debug, Args)]
-pub struct SyncPushArgs {
+pub(crate) struct SyncPushArgs {
     /// The team database, a `postgres://` or `postgresql://` URL.
     #[arg(
         long,
@@ -503,7 +503,7 @@ pub struct SyncPushArgs {
 
 /// `callus demo`.
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Keep the temporary home and print its path.
     #[arg(long)]
     pub keep: bool,

@@ -84,7 +84,7 @@ impl Home {
         self.dir.join("config")
     }
 
-    /// The settings file, read and checked strictly (see [`Settings`]).
+    /// The settings file, read and checked strictly (see `Settings`).
     #[must_use]
     pub fn settings(&self) -> Settings {
         let path = self.settings_path();
@@ -195,7 +195,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// The keys the settings file knows.
-pub const SETTING_KEYS: &[&str] = &["fail"];
+pub(crate) const SETTING_KEYS: &[&str] = &["fail"];
 
 /// The settings file, `$CALLUS_HOME/config`: one `key = value` per line, the value bare or
 /// in double quotes, blank lines and `#` comments (whole lines, or after the value) ignored.
@@ -288,14 +288,14 @@ fn setting_value(rest: &str) -> std::result::Result<&str, String> {
 
 /// The repository root of `cwd`: the nearest ancestor holding `.git` (dir or file), if any.
 #[must_use]
-pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn repo_root(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|dir| dir.join(".git").exists())
         .map(Path::to_path_buf)
 }
 
 /// Create `dir` (and parents) private to the user (0700 on Unix).
-pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
+pub(crate) fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -309,19 +309,9 @@ pub fn ensure_private_dir(dir: &Path) -> crate::Result<()> {
     builder.create(dir).map_err(|e| crate::Error::io(dir, e))
 }
 
-/// Whether [`replace_file`] waits for the new bytes to reach the disk before the rename.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Durability {
-    /// `fsync` first: after a crash the file is the old one or the new one, whole.
-    Synced,
-    /// No `fsync`: for what callus can always rebuild, written on a
-    /// hook's path, which must not wait on the disk.
-    Cached,
-}
-
 /// Replace `path` with `bytes` atomically: a temporary file beside it, private to the user
 /// (0600), renamed over it. The directory must exist.
-pub fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> crate::Result<()> {
+pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> crate::Result<()> {
     use std::io::Write as _;
     let dir = path
         .parent()
@@ -330,11 +320,10 @@ pub fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> crate:
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| crate::Error::io(dir, e))?;
     tmp.write_all(bytes)
         .map_err(|e| crate::Error::io(tmp.path(), e))?;
-    if durability == Durability::Synced {
-        tmp.as_file()
-            .sync_all()
-            .map_err(|e| crate::Error::io(tmp.path(), e))?;
-    }
+    // After a crash the file is the old one or the new one, whole.
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| crate::Error::io(tmp.path(), e))?;
     tmp.persist(path)
         .map_err(|e| crate::Error::io(path, e.error))?;
     Ok(())

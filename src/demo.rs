@@ -19,7 +19,7 @@ use crate::{Error, Exit, Result};
 const TRACE: &str = include_str!("demo_trace.jsonl");
 
 /// Run the demo.
-pub fn run(args: &DemoArgs) -> Result<Exit> {
+pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
     let dir = tempfile::Builder::new()
         .prefix("callus-demo-")
         .tempdir()

@@ -25,17 +25,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-pub use sha2::{Digest, Sha256};
+pub(crate) use sha2::{Digest, Sha256};
 
 /// Lowercase hex SHA-256 of `bytes`.
 #[must_use]
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
 /// Lowercase hex of `bytes`.
 #[must_use]
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -46,7 +46,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// The key file's name, beside the store.
-pub const KEY_FILE: &str = "digest.key";
+pub(crate) const KEY_FILE: &str = "digest.key";
 
 const BLOCK: usize = 64;
 
@@ -74,7 +74,7 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 /// The keyed digest of `text` for the store whose key lives in `dir`, or `None` when the
 /// key is unavailable.
 #[must_use]
-pub fn keyed(dir: &Path, text: &str) -> Option<String> {
+pub(crate) fn keyed(dir: &Path, text: &str) -> Option<String> {
     let key = key_for(dir)?;
     let clean = crate::redact::redact(text);
     Some(hex(&hmac_sha256(&key, clean.as_bytes())))
@@ -83,7 +83,7 @@ pub fn keyed(dir: &Path, text: &str) -> Option<String> {
 /// The keyed digest for the store `conn` has open (an in-memory store gets a key of its
 /// own for the life of the process).
 #[must_use]
-pub fn keyed_for(conn: &rusqlite::Connection, text: &str) -> Option<String> {
+pub(crate) fn keyed_for(conn: &rusqlite::Connection, text: &str) -> Option<String> {
     static EPHEMERAL: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
     if let Some(db) = conn.path().filter(|p| !p.is_empty()) {
         return keyed(Path::new(db).parent()?, text);

@@ -1,5 +1,5 @@
 //! The `callus` binary: parse the command line and hand it to the library.
 
 fn main() -> std::process::ExitCode {
-    callus::app::main_entry()
+    callus::main_entry()
 }

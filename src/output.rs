@@ -12,7 +12,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 /// A table with a header row, in callus's plain style, fitted to the terminal when stdout
 /// is one.
 #[must_use]
-pub fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::UTF8_BORDERS_ONLY);
     t.set_header(header.to_vec());
@@ -28,7 +28,7 @@ pub fn table(header: &[&str]) -> Table {
 /// The width to fit tables to: `$COLUMNS` when set to a number, else the terminal's width
 /// when stdout is a terminal, else `None` (not a terminal: never wrap).
 #[must_use]
-pub fn terminal_width() -> Option<u16> {
+pub(crate) fn terminal_width() -> Option<u16> {
     if let Some(cols) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<u16>().ok())
@@ -44,7 +44,7 @@ pub fn terminal_width() -> Option<u16> {
 }
 
 /// Print a JSON value, pretty, to stdout.
-pub fn print_json(value: &serde_json::Value) {
+pub(crate) fn print_json(value: &serde_json::Value) {
     println!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
@@ -53,7 +53,7 @@ pub fn print_json(value: &serde_json::Value) {
 
 /// Write a command's output to stdout. A reader that went away (`… | head`) is not an error
 /// worth a panic or a message: the output was simply not wanted any more.
-pub fn write_stdout(text: &str) {
+pub(crate) fn write_stdout(text: &str) {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
@@ -61,7 +61,7 @@ pub fn write_stdout(text: &str) {
 
 /// Pretty JSON plus a newline, for `--json`.
 #[must_use]
-pub fn json_text(value: &serde_json::Value) -> String {
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text

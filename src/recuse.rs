@@ -30,10 +30,10 @@ use serde::Serialize;
 use crate::config::Home;
 
 /// The literal that starts a sentinel (case-sensitive).
-pub const ANCHOR: &str = "RECUSE/";
+pub(crate) const ANCHOR: &str = "RECUSE/";
 
 /// Longest sentinel line the spec allows, in bytes, not counting the line ending.
-pub const MAX_LINE: usize = 998;
+pub(crate) const MAX_LINE: usize = 998;
 
 /// What a sentinel tells a running agent to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -139,7 +139,7 @@ impl Signal {
 
 /// Every sentinel in `text`, in order (at most one per line).
 #[must_use]
-pub fn scan_text(text: &str) -> Vec<Signal> {
+pub(crate) fn scan_text(text: &str) -> Vec<Signal> {
     if !text.contains(ANCHOR) {
         return Vec::new();
     }
@@ -155,7 +155,7 @@ pub fn scan_text(text: &str) -> Vec<Signal> {
 /// The signal that decides for `text`: the first stop if there is one, else the first
 /// advisory, else `None`.
 #[must_use]
-pub fn decide(text: &str) -> Option<Signal> {
+pub(crate) fn decide(text: &str) -> Option<Signal> {
     let signals = scan_text(text);
     let stop = signals.iter().position(Signal::is_stop);
     match stop {
@@ -192,7 +192,7 @@ pub fn marker_path(home: &Home, session_id: &str) -> PathBuf {
 
 /// A file name for a session id that cannot escape the halts directory.
 #[must_use]
-pub fn marker_name(session_id: &str) -> String {
+pub(crate) fn marker_name(session_id: &str) -> String {
     session_id
         .chars()
         .map(|c| {
@@ -208,7 +208,7 @@ pub fn marker_name(session_id: &str) -> String {
 /// The reason a session was halted (its marker's first line), if its marker file exists.
 /// One `stat`-and-read: `callus guard` checks it on every call.
 #[must_use]
-pub fn halted(home: &Home, session_id: &str) -> Option<String> {
+pub(crate) fn halted(home: &Home, session_id: &str) -> Option<String> {
     if session_id.is_empty() {
         return None;
     }

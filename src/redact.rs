@@ -31,10 +31,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 /// The replacement for a secret.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// Length of the audit chain's command preview, in characters.
-pub const PREVIEW_CHARS: usize = 120;
+pub(crate) const PREVIEW_CHARS: usize = 120;
 
 struct Rule {
     /// Any of these (lowercase) must occur in the lowercased text for the pattern to run.
@@ -314,7 +314,7 @@ fn compiled_ascii(i: usize) -> &'static regex::bytes::Regex {
     })
 }
 
-/// Replace every secret in `text` with [`MASK`].
+/// Replace every secret in `text` with `MASK`.
 #[must_use]
 pub fn redact(text: &str) -> Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
@@ -345,14 +345,14 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// Redact, then keep at most `max_chars` characters (appending `…` when cut).
 #[must_use]
-pub fn redact_capped(text: &str, max_chars: usize) -> String {
+pub(crate) fn redact_capped(text: &str, max_chars: usize) -> String {
     let clean = redact(text);
     truncate_chars(&clean, max_chars)
 }
 
 /// Redact, then keep at most `max_bytes` bytes on a character boundary (appending `…`).
 #[must_use]
-pub fn redact_capped_bytes(text: &str, max_bytes: usize) -> String {
+pub(crate) fn redact_capped_bytes(text: &str, max_bytes: usize) -> String {
     let clean = redact(text);
     if clean.len() <= max_bytes {
         return clean.into_owned();
@@ -366,7 +366,7 @@ pub fn redact_capped_bytes(text: &str, max_bytes: usize) -> String {
 
 /// The audit chain's command preview: redacted, then cut to [`PREVIEW_CHARS`].
 #[must_use]
-pub fn preview(command: &str) -> String {
+pub(crate) fn preview(command: &str) -> String {
     redact_capped(command, PREVIEW_CHARS)
 }
 

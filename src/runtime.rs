@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Home;
 
 /// Largest hook payload read from stdin; anything larger is refused as a whole.
-pub const STDIN_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const STDIN_CAP: u64 = 16 * 1024 * 1024;
 
 /// Why a payload could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,12 +42,12 @@ impl std::fmt::Display for PayloadError {
 }
 
 /// Read all of stdin, refusing more than [`STDIN_CAP`] bytes.
-pub fn read_stdin() -> Result<Vec<u8>, PayloadError> {
+pub(crate) fn read_stdin() -> Result<Vec<u8>, PayloadError> {
     read_capped(std::io::stdin().lock())
 }
 
 /// Read `input` to the end, refusing more than [`STDIN_CAP`] bytes.
-pub fn read_capped(input: impl Read) -> Result<Vec<u8>, PayloadError> {
+pub(crate) fn read_capped(input: impl Read) -> Result<Vec<u8>, PayloadError> {
     let mut buf = Vec::new();
     input
         .take(STDIN_CAP + 1)
@@ -60,13 +60,13 @@ pub fn read_capped(input: impl Read) -> Result<Vec<u8>, PayloadError> {
 }
 
 /// Silence the default panic report: a hook reports a caught panic itself, once.
-pub fn quiet_panics() {
+pub(crate) fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
 /// Run `work`, catching a panic as `Err("internal panic: …")`. Call [`quiet_panics`] first
 /// so nothing is printed for it.
-pub fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(work)).map_err(|panic| {
         let what = panic
             .downcast_ref::<&str>()
@@ -78,11 +78,11 @@ pub fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// Largest `errors.log` before it is rotated to `errors.log.1`.
-pub const ERRORS_LOG_CAP: u64 = 1024 * 1024;
+pub(crate) const ERRORS_LOG_CAP: u64 = 1024 * 1024;
 
 /// Append one line to `$CALLUS_HOME/errors.log`, rotating it past [`ERRORS_LOG_CAP`].
 /// Best effort: a log that cannot be written is not worth failing a hook over.
-pub fn log_error(home: &Home, msg: &str) {
+pub(crate) fn log_error(home: &Home, msg: &str) {
     let path = home.errors_log();
     let _ = crate::config::ensure_private_dir(&home.dir);
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > ERRORS_LOG_CAP) {

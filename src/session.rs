@@ -9,7 +9,7 @@ use crate::config::Home;
 use crate::{Error, Exit, Result};
 
 /// Entry point of `callus session`.
-pub fn run(home: &Home, cmd: &SessionCommand) -> Result<Exit> {
+pub(crate) fn run(home: &Home, cmd: &SessionCommand) -> Result<Exit> {
     match cmd {
         SessionCommand::Resume { id } => resume(home, id),
     }

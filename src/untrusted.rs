@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::{Error, Result};
 
 /// Read `path` as described in the module docs.
-pub fn read(path: &Path, root: Option<&Path>, cap: u64) -> Result<Option<String>> {
+pub(crate) fn read(path: &Path, root: Option<&Path>, cap: u64) -> Result<Option<String>> {
     let refuse = |why: String| Error::Invalid(format!("{}: {why}", path.display()));
     let absent = |e: &std::io::Error| {
         matches!(

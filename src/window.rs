@@ -18,16 +18,16 @@ use serde_json::{Value, json};
 use crate::{Error, Result};
 
 /// One minute in milliseconds.
-pub const MINUTE_MS: i64 = 60_000;
+pub(crate) const MINUTE_MS: i64 = 60_000;
 /// One day in milliseconds.
-pub const DAY_MS: i64 = 86_400_000;
+pub(crate) const DAY_MS: i64 = 86_400_000;
 
 /// What the forms look like, for error messages.
 const FORMS: &str = "a duration like 7d, 12h, 30m or 2w, a date YYYY-MM-DD or an RFC 3339 time";
 
 /// A half-open time window `[since_ms, until_ms)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     /// First millisecond inside the window.
     pub since_ms: i64,
     /// First millisecond after the window.
@@ -36,13 +36,13 @@ pub struct Window {
 
 impl Window {
     /// Parse `--since` / `--until` relative to `now_ms` (see the module docs).
-    pub fn parse(since: &str, until: Option<&str>, now_ms: i64) -> Result<Self> {
+    pub(crate) fn parse(since: &str, until: Option<&str>, now_ms: i64) -> Result<Self> {
         Self::resolve(Some(since), until, now_ms, |until_ms| until_ms)
     }
 
     /// Like [`Window::parse`] with `--since` optional: `default_since` gets the end of the
     /// window and returns its start (`report` starts at the first recorded call).
-    pub fn resolve(
+    pub(crate) fn resolve(
         since: Option<&str>,
         until: Option<&str>,
         now_ms: i64,
@@ -63,7 +63,7 @@ impl Window {
     }
 
     /// The window `[since_ms, until_ms)`; an empty or inverted one is an input error.
-    pub fn new(since_ms: i64, until_ms: i64) -> Result<Self> {
+    pub(crate) fn new(since_ms: i64, until_ms: i64) -> Result<Self> {
         if since_ms >= until_ms {
             return Err(Error::Invalid(format!(
                 "the window is empty: --since {} is not before --until {}",
@@ -76,7 +76,7 @@ impl Window {
 
     /// The `days` days up to `until_ms` (`guard prune --days N`; empty for 0).
     #[must_use]
-    pub fn last_days(days: u32, until_ms: i64) -> Self {
+    pub(crate) fn last_days(days: u32, until_ms: i64) -> Self {
         Window {
             since_ms: until_ms - i64::from(days) * DAY_MS,
             until_ms,
@@ -84,20 +84,21 @@ impl Window {
     }
 
     /// Is `ms` inside the window?
+    #[cfg(test)]
     #[must_use]
-    pub fn contains(&self, ms: i64) -> bool {
+    pub(crate) fn contains(&self, ms: i64) -> bool {
         ms >= self.since_ms && ms < self.until_ms
     }
 
     /// Whole days the window spans, rounded up (the "in 7d" of messages).
     #[must_use]
-    pub fn days(&self) -> i64 {
+    pub(crate) fn days(&self) -> i64 {
         ((self.until_ms - self.since_ms) + DAY_MS - 1) / DAY_MS
     }
 
     /// The window cut into consecutive pieces of `step_ms` (the last may be shorter).
     #[must_use]
-    pub fn steps(&self, step_ms: i64) -> Vec<Window> {
+    pub(crate) fn steps(&self, step_ms: i64) -> Vec<Window> {
         let mut out = Vec::new();
         let mut start = self.since_ms;
         while start < self.until_ms {
@@ -113,13 +114,13 @@ impl Window {
 
     /// The window as a JSON object (`since`, `until`, `days`).
     #[must_use]
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(self) -> Value {
         json!({"since": iso(self.since_ms), "until": iso(self.until_ms), "days": self.days()})
     }
 
     /// Read back a window written by [`Window::to_json`].
     #[must_use]
-    pub fn from_json(v: &Value) -> Option<Self> {
+    pub(crate) fn from_json(v: &Value) -> Option<Self> {
         let since_ms = absolute(v.get("since")?.as_str()?)?;
         let until_ms = absolute(v.get("until")?.as_str()?)?;
         Window::new(since_ms, until_ms).ok()
@@ -132,7 +133,7 @@ fn bad(flag: &str, text: &str) -> Error {
 
 /// One point in time: a duration counted back from `now_ms`, or an absolute point. `flag`
 /// names the option in the error (`--since`, `--until`).
-pub fn point(text: &str, flag: &str, now_ms: i64) -> Result<i64> {
+pub(crate) fn point(text: &str, flag: &str, now_ms: i64) -> Result<i64> {
     match duration_ms(text) {
         Some(d) => Ok(now_ms.saturating_sub(d)),
         None => absolute(text).ok_or_else(|| bad(flag, text)),
@@ -141,7 +142,7 @@ pub fn point(text: &str, flag: &str, now_ms: i64) -> Result<i64> {
 
 /// `30m`, `12h`, `7d`, `2w` in milliseconds; `None` for anything else, zero or negative.
 #[must_use]
-pub fn duration_ms(text: &str) -> Option<i64> {
+pub(crate) fn duration_ms(text: &str) -> Option<i64> {
     let s = text.trim();
     let unit = s.chars().last()?;
     let digits = &s[..s.len() - unit.len_utf8()];
@@ -162,7 +163,7 @@ pub fn duration_ms(text: &str) -> Option<i64> {
 /// An absolute point in Unix milliseconds: a date (midnight UTC), an RFC 3339 time (`Z` or
 /// an offset), or an ISO date-time without a zone (`T` or a space between; taken as UTC).
 #[must_use]
-pub fn absolute(text: &str) -> Option<i64> {
+pub(crate) fn absolute(text: &str) -> Option<i64> {
     let s = text.trim();
     if s.is_empty() {
         return None;
@@ -181,7 +182,7 @@ pub fn absolute(text: &str) -> Option<i64> {
 
 /// Unix milliseconds as an RFC 3339 UTC time (`2026-07-02T10:00:00Z`).
 #[must_use]
-pub fn iso(ms: i64) -> String {
+pub(crate) fn iso(ms: i64) -> String {
     Utc.timestamp_millis_opt(ms)
         .single()
         .map_or_else(String::new, |t| {
@@ -191,7 +192,7 @@ pub fn iso(ms: i64) -> String {
 
 /// Unix milliseconds as a UTC date `YYYY-MM-DD`.
 #[must_use]
-pub fn date(ms: i64) -> String {
+pub(crate) fn date(ms: i64) -> String {
     Utc.timestamp_millis_opt(ms)
         .single()
         .map_or_else(String::new, |t| t.format("%Y-%m-%d").to_string())
@@ -199,7 +200,7 @@ pub fn date(ms: i64) -> String {
 
 /// Unix milliseconds as a chrono time (`None` out of range).
 #[must_use]
-pub fn utc(ms: i64) -> Option<DateTime<Utc>> {
+pub(crate) fn utc(ms: i64) -> Option<DateTime<Utc>> {
     Utc.timestamp_millis_opt(ms).single()
 }
 

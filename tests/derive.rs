@@ -89,7 +89,7 @@ fn fixture_candidates_pass_guard_check_and_land_in_the_candidate_layer() {
     let doc: Value = serde_json::from_str(&text).unwrap();
     for key in doc.as_object().unwrap().keys() {
         assert!(
-            callus::rules::TOP_LEVEL_KEYS.contains(&key.as_str()),
+            callus::testing::TOP_LEVEL_KEYS.contains(&key.as_str()),
             "{key}"
         );
     }

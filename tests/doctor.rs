@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use callus::store::audit::{self, AuditRecord};
+use callus::testing::{self as audit, AuditRecord};
 use serde_json::Value;
 
 use crate::common::{Env, stdout};
@@ -173,7 +173,7 @@ fn record(session: &str, tool_use_id: &str, decision: &str, age_ms: i64) -> Audi
         command_sha256: None,
         command_preview: None,
         error: None,
-        acs: callus::store::audit::AcsVerdict {
+        acs: callus::testing::AcsVerdict {
             decision: "allow".into(),
             reason: None,
             message: None,
@@ -186,7 +186,7 @@ fn record(session: &str, tool_use_id: &str, decision: &str, age_ms: i64) -> Audi
 fn tampered_chain_fails() {
     let env = doctor_env();
     {
-        let conn = callus::store::open(&env.db()).unwrap();
+        let conn = callus::testing::open_store(&env.db()).unwrap();
         for i in 0..3 {
             audit::append(&conn, &record("s", &format!("t{i}"), "nudge", 0)).unwrap();
         }
@@ -218,7 +218,7 @@ fn a_session_after_install_with_no_events_fails() {
     let v = doctor(&env);
     assert!(has(&v, "firing", "fail", "sess-1"), "{v:#}");
     assert!(has(&v, "firing", "fail", "not firing"), "{v:#}");
-    let conn = callus::store::open(&env.db()).unwrap();
+    let conn = callus::testing::open_store(&env.db()).unwrap();
     conn.execute(
         "INSERT INTO sessions (id, host, source) VALUES ('sess-1', 'claude-code', 'hook')",
         [],
@@ -234,7 +234,7 @@ fn a_session_after_install_with_no_events_fails() {
 fn decisions_without_outcomes_fail() {
     let env = doctor_env();
     install_project(&env);
-    let conn = callus::store::open(&env.db()).unwrap();
+    let conn = callus::testing::open_store(&env.db()).unwrap();
     let hour = 3_600_000;
     audit::append(&conn, &record("s-1", "t-ran", "nudge", hour)).unwrap();
     audit::append(&conn, &record("s-1", "t-recorded", "nudge", hour)).unwrap();
@@ -323,8 +323,8 @@ fn a_newer_client_is_a_warning_not_a_failure() {
 #[test]
 fn halted_sessions_are_listed() {
     let env = doctor_env();
-    let home = callus::config::Home::at(env.home_path());
-    let _ = callus::recuse::scan(&home, "sess-h", "RECUSE/0.2 halt; reason=x");
+    let home = callus::testing::Home::at(env.home_path());
+    let _ = callus::testing::recuse_scan(&home, "sess-h", "RECUSE/0.2 halt; reason=x");
     let v = doctor(&env);
     assert!(has(&v, "halts", "warn", "sess-h"), "{v:#}");
 }

@@ -1,8 +1,8 @@
 //! Integration tests: RECUSE halts. `recuse::scan` is what the recorder calls on each tool
 //! result; the blocking and the resume go through the real binary.
 
-use callus::config::Home;
-use callus::recuse;
+use callus::testing::Home;
+use callus::testing::recuse;
 use serde_json::json;
 
 use crate::common::{Env, stderr, stdout};

@@ -6,18 +6,18 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 
-fn starter() -> &'static callus::rules::RuleSet {
-    static SET: OnceLock<callus::rules::RuleSet> = OnceLock::new();
-    SET.get_or_init(|| callus::rules::RuleSet::starter().expect("starter parses"))
+fn starter() -> &'static callus::testing::RuleSet {
+    static SET: OnceLock<callus::testing::RuleSet> = OnceLock::new();
+    SET.get_or_init(|| callus::testing::RuleSet::starter().expect("starter parses"))
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(event) = callus::host::wire::parse(data) else {
+    let Ok(event) = callus::testing::parse_hook_payload(data) else {
         return;
     };
-    let call = callus::guard::ToolCall {
+    let call = callus::testing::ToolCall {
         tool: &event.tool_name,
         input: &event.tool_input,
     };
-    let _ = callus::guard::evaluate(starter(), &call);
+    let _ = callus::testing::evaluate(starter(), &call);
 });

@@ -8,18 +8,18 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let split = callus::shell::split(text);
+    let split = callus::testing::split(text);
     for seg in &split.segments {
         if seg.argv.is_empty() {
             continue;
         }
-        let again = callus::shell::split(&callus::shell::quote(&seg.argv));
+        let again = callus::testing::split(&callus::testing::quote(&seg.argv));
         assert!(
             again.segments.iter().any(|s| s.argv == seg.argv),
             "re-split changed {:?}",
             seg.argv
         );
     }
-    let _ = callus::shell::pipelines(&split);
-    let _ = callus::shell::write_targets(&split);
+    let _ = callus::testing::pipelines(&split);
+    let _ = callus::testing::write_targets(&split);
 });

@@ -20,7 +20,7 @@ use crate::cli::{Cli, Command, GuardCommand, RecordCommand};
 use crate::config::Home;
 use crate::{demo, derive, doctor, install, prune, report, scope, session, sync};
 
-/// The process entry point: the hook fast path, else clap and [`run`].
+/// The process entry point: the hook fast path, else clap and `run`.
 #[must_use]
 pub fn main_entry() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -44,7 +44,7 @@ pub fn main_entry() -> ExitCode {
 
 /// Run a parsed command line and turn its result into an exit code.
 #[must_use]
-pub fn run(cli: Cli) -> ExitCode {
+pub(crate) fn run(cli: Cli) -> ExitCode {
     // A reader that closes the pipe early (`callus rules list | head`) has all it wanted:
     // like ripgrep, treat a broken stdout as success rather than a panic. `println!` panics
     // on it, so catch exactly that panic; any other panic keeps its usual report.
@@ -92,7 +92,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Scope(c) => return ExitCode::from(scope::run(home, &c)),
         Command::Install(a) => install::install(home, &a),
         Command::Uninstall(a) => install::uninstall(home, &a),
-        Command::Doctor(a) => doctor::run(home, &a),
+        Command::Doctor(a) => Ok(doctor::run(home, &a)),
         Command::Session(c) => session::run(home, &c),
         Command::Sync(c) => sync::run(home, &c),
         Command::Demo(a) => demo::run(&a),

@@ -564,7 +564,7 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     crate::config::ensure_private_dir(dir)?;
-    crate::config::replace_file(path, text.as_bytes(), crate::config::Durability::Synced)
+    crate::config::replace_file(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -48,15 +48,15 @@ use pattern::Proposal;
 
 /// Tools left out by default (spec §6.1): reading and bookkeeping tools whose failures say
 /// nothing about a command. `Bash` is never among them.
-pub const DEFAULT_EXCLUDED: &[&str] =
+pub(crate) const DEFAULT_EXCLUDED: &[&str] =
     &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
 
 /// Fewest failures a cluster needs by default (`--min-count`).
-pub const DEFAULT_MIN_COUNT: u64 = 3;
+pub(crate) const DEFAULT_MIN_COUNT: u64 = 3;
 
 /// What to derive from.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// The window.
     pub window: Window,
     /// Fewest failures a cluster needs.
@@ -76,7 +76,7 @@ impl Options {
     /// Derive's defaults over `window`: `--min-count 3 --min-attempts 5`, anecdotal clusters
     /// withheld, the default exclusions, no reviewed layer consulted.
     #[must_use]
-    pub fn new(window: Window) -> Self {
+    pub(crate) fn new(window: Window) -> Self {
         Options {
             window,
             min_count: DEFAULT_MIN_COUNT,
@@ -88,7 +88,7 @@ impl Options {
     }
 
     /// Options from the command line, with the window resolved against now.
-    pub fn from_args(args: &DeriveArgs) -> Result<Self> {
+    pub(crate) fn from_args(args: &DeriveArgs) -> Result<Self> {
         let window = Window::parse(&args.since, args.until.as_deref(), crate::store::now_ms())?;
         let Options { mut excluded, .. } = Options::new(window);
         for t in &args.exclude_tool {
@@ -334,7 +334,7 @@ impl Derived {
 }
 
 /// `callus derive` and `callus derive explain ID`.
-pub fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
         let evidence = crate::sync::evidence(db.as_deref(), home)?;
         return explain::run(home, &evidence, args, id, *json);

@@ -7,13 +7,13 @@ use super::{Report, Status};
 use crate::host::client::{find_on_path, parse_version, run_version};
 
 /// Claude Code version the end-to-end suite last passed on.
-pub const TESTED_CLAUDE: &str = "2.1.328";
+pub(crate) const TESTED_CLAUDE: &str = "2.1.328";
 
 /// Codex version the end-to-end suite last passed on.
-pub const TESTED_CODEX: &str = "0.169.0";
+pub(crate) const TESTED_CODEX: &str = "0.169.0";
 
 /// Check both clients.
-pub fn check(report: &mut Report) {
+pub(crate) fn check(report: &mut Report) {
     for (name, label, tested) in [
         ("claude", "Claude Code", TESTED_CLAUDE),
         ("codex", "Codex", TESTED_CODEX),

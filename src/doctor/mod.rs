@@ -9,20 +9,20 @@
 //! (warnings allowed), 1 otherwise. Doctor only reads: it opens the store read-only and never
 //! migrates it.
 
-pub mod clients;
-pub mod store;
-pub mod wiring;
+pub(crate) mod clients;
+pub(crate) mod store;
+pub(crate) mod wiring;
 
 use serde::Serialize;
 
+use crate::Exit;
 use crate::cli::DoctorArgs;
 use crate::config::Home;
-use crate::{Exit, Result};
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     /// ✓ fine.
     Ok,
     /// ⚠ worth a look; never fails doctor.
@@ -36,7 +36,7 @@ pub enum Status {
 impl Status {
     /// The glyph printed for people.
     #[must_use]
-    pub fn glyph(self) -> &'static str {
+    pub(crate) fn glyph(self) -> &'static str {
         match self {
             Status::Ok => "✓",
             Status::Warn => "⚠",
@@ -48,7 +48,7 @@ impl Status {
 
 /// One line of the report.
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// `binary`, `wiring`, `firing`, `store`, `audit`, `rules`, `config`, `clients`, `halts`.
     pub area: &'static str,
     /// The outcome.
@@ -59,14 +59,14 @@ pub struct Check {
 
 /// The checks collected so far.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     /// In the order they ran.
     pub checks: Vec<Check>,
 }
 
 impl Report {
     /// Add a line.
-    pub fn add(&mut self, area: &'static str, status: Status, message: impl Into<String>) {
+    pub(crate) fn add(&mut self, area: &'static str, status: Status, message: impl Into<String>) {
         self.checks.push(Check {
             area,
             status,
@@ -80,7 +80,7 @@ impl Report {
 }
 
 /// Entry point of `callus doctor`.
-pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
     let mut report = Report::default();
     let wired = wiring::check(&mut report);
     store::check(home, &wired, &mut report);
@@ -115,11 +115,11 @@ pub fn run(home: &Home, args: &DoctorArgs) -> Result<Exit> {
             println!("HEALTHY — all checks passed");
         }
     }
-    Ok(if failures == 0 {
+    if failures == 0 {
         Exit::Ok
     } else {
         Exit::Problem
-    })
+    }
 }
 
 /// `CALLUS_FAIL` and `$CALLUS_HOME/config` must be valid: the guard fails closed on a

@@ -21,7 +21,7 @@ use crate::host::Host;
 const OUTCOME_GRACE: Duration = Duration::from_secs(300);
 
 /// Run the store checks.
-pub fn check(home: &Home, wired: &[Wired], report: &mut Report) {
+pub(crate) fn check(home: &Home, wired: &[Wired], report: &mut Report) {
     let db = home.db_path();
     let conn = if db.exists() {
         match Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY) {

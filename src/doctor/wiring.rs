@@ -13,17 +13,15 @@ use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
 #[derive(Debug, Clone)]
-pub struct Wired {
+pub(crate) struct Wired {
     /// The host.
     pub host: Host,
-    /// The file.
-    pub path: PathBuf,
     /// When the file was last written (≈ when callus was installed).
     pub modified: Option<SystemTime>,
 }
 
 /// Check every place hooks can live; return the ones that are wired.
-pub fn check(report: &mut Report) -> Vec<Wired> {
+pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut wired = Vec::new();
     let mut binaries: Vec<PathBuf> = Vec::new();
@@ -52,7 +50,6 @@ pub fn check(report: &mut Report) -> Vec<Wired> {
             binaries.extend(found.iter().map(|f| f.binary.clone()));
             wired.push(Wired {
                 host,
-                path: target.path.clone(),
                 modified: std::fs::metadata(&target.path)
                     .and_then(|m| m.modified())
                     .ok(),

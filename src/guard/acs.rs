@@ -9,9 +9,9 @@
 //! reserved `host_error:`/`runtime_error:` prefixes); messages are capped.
 
 use super::{Decision, Verdict};
-pub use crate::store::audit::{AcsVerdict, AcsWarning};
+pub(crate) use crate::store::audit::{AcsVerdict, AcsWarning};
 
-pub use crate::store::audit::{INTERNAL_ERROR, MESSAGE_CHARS};
+pub(crate) use crate::store::audit::{INTERNAL_ERROR, MESSAGE_CHARS};
 
 fn cap(s: &str) -> String {
     match s.char_indices().nth(MESSAGE_CHARS) {
@@ -22,7 +22,7 @@ fn cap(s: &str) -> String {
 
 /// The verdict for a decision the guard reached.
 #[must_use]
-pub fn for_decision(decision: &Decision) -> AcsVerdict {
+pub(crate) fn for_decision(decision: &Decision) -> AcsVerdict {
     match decision.verdict {
         Verdict::Allow => AcsVerdict {
             decision: "allow".into(),
@@ -57,7 +57,7 @@ pub fn for_decision(decision: &Decision) -> AcsVerdict {
 
 /// The verdict for an internal error under the given policy.
 #[must_use]
-pub fn for_error(error: &str, fail_closed: bool) -> AcsVerdict {
+pub(crate) fn for_error(error: &str, fail_closed: bool) -> AcsVerdict {
     if fail_closed {
         AcsVerdict {
             decision: "deny".into(),

@@ -46,7 +46,7 @@ use crate::store::audit::{AuditFired, AuditRecord};
 /// How long the rules may take to decide one call, from the hook's start: past it the rules
 /// not yet evaluated are skipped and the call is an internal error under the failure policy
 /// (well inside the hook `timeout` that `callus install` writes).
-pub const RULE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const RULE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Settings of one hook run, read from the environment.
 struct Context {
@@ -94,7 +94,7 @@ impl Outcome {
 
 /// Run the hook: stdin → decision → stdout/stderr. Returns the exit code (0 or 2).
 #[must_use]
-pub fn run() -> u8 {
+pub(crate) fn run() -> u8 {
     crate::runtime::quiet_panics();
     let ctx = guarded(Context::from_env).unwrap_or_else(|_| Context {
         home: Home::at(".callus"),

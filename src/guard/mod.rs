@@ -11,8 +11,8 @@
 //! appends to is [`crate::store::audit`]; `guard check|test|audit` are command-layer code in
 //! `app`.
 
-pub mod acs;
-pub mod hook;
+pub(crate) mod acs;
+pub(crate) mod hook;
 
 use std::fmt::Write as _;
 
@@ -115,7 +115,7 @@ pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
 /// [`evaluate`] on a call already made a [`Subject`] (the hook builds one to load the rules
 /// that may fire on it, and shares its texts and shell splits with the decision).
 #[must_use]
-pub fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
+pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
     decide_until(rules, subject, None)
 }
 
@@ -123,7 +123,7 @@ pub fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
 /// the decision carries an error saying so (an internal error, which the guard's failure
 /// policy turns into a refusal when it is closed).
 #[must_use]
-pub fn decide_until(
+pub(crate) fn decide_until(
     rules: &RuleSet,
     subject: &Subject<'_>,
     deadline: Option<std::time::Instant>,
@@ -165,7 +165,7 @@ pub fn decide_until(
 
 /// Resolve fired rules into a decision (the precedence described in the module docs).
 #[must_use]
-pub fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
+pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
     let mut winner: Option<(usize, &Fired)> = None;
     for (i, f) in fired.iter().enumerate() {
         if f.action == Action::Monitor {
@@ -205,7 +205,7 @@ pub fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
 
 /// The text the agent sees for a decision (nudge context, deny reason, block stderr).
 #[must_use]
-pub fn agent_text(decision: &Decision) -> Option<String> {
+pub(crate) fn agent_text(decision: &Decision) -> Option<String> {
     match decision.verdict {
         Verdict::Allow => None,
         Verdict::Nudge => {

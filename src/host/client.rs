@@ -12,7 +12,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The first executable file named `name` in `$PATH`.
 #[must_use]
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .filter(|d| d.is_absolute())
@@ -22,7 +22,7 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
 
 /// Whether `path` is a file this user could execute.
 #[must_use]
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };
@@ -39,13 +39,13 @@ pub fn is_executable(path: &Path) -> bool {
 
 /// The version of the client `name` (`claude`, `codex`) on `PATH`, if it answers.
 #[must_use]
-pub fn installed_version(name: &str) -> Option<(u64, u64, u64)> {
+pub(crate) fn installed_version(name: &str) -> Option<(u64, u64, u64)> {
     parse_version(&run_version(&find_on_path(name)?)?)
 }
 
 /// The first `X.Y.Z` in `text`.
 #[must_use]
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .find_map(|word| {
             let mut parts = word.split('.').filter(|p| !p.is_empty());
@@ -60,7 +60,7 @@ pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
 
 /// stdout of `bin --version`, or `None` when it fails or takes longer than [`TIMEOUT`].
 #[must_use]
-pub fn run_version(bin: &std::path::Path) -> Option<String> {
+pub(crate) fn run_version(bin: &std::path::Path) -> Option<String> {
     let mut child = Command::new(bin)
         .arg("--version")
         .stdin(Stdio::null())

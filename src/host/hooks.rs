@@ -23,10 +23,10 @@ impl Role {
 
 /// The hook `timeout` (seconds) install writes for `callus guard`: far above the guard's
 /// own 2 s rule budget, far below the hosts' 600 s default (a stalled guard is no gate).
-pub const GUARD_TIMEOUT: u64 = 10;
+pub(crate) const GUARD_TIMEOUT: u64 = 10;
 
 /// The hook `timeout` (seconds) install writes for `callus record`.
-pub const RECORD_TIMEOUT: u64 = 30;
+pub(crate) const RECORD_TIMEOUT: u64 = 30;
 
 impl Role {
     /// The `timeout` install writes for this role.
@@ -53,10 +53,10 @@ pub struct HookSpec {
 }
 
 /// The tools the guard screens on Claude Code.
-pub const CLAUDE_GUARD_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*";
+pub(crate) const CLAUDE_GUARD_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*";
 
 /// The tools the guard screens on Codex (`Edit`/`Write` are Codex's aliases of `apply_patch`).
-pub const CODEX_GUARD_MATCHER: &str = "Bash|apply_patch|Edit|Write|mcp__.*";
+pub(crate) const CODEX_GUARD_MATCHER: &str = "Bash|apply_patch|Edit|Write|mcp__.*";
 
 const fn spec(event: &'static str, role: Role) -> HookSpec {
     HookSpec {

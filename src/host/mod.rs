@@ -12,20 +12,20 @@
 //! environment markers, then the first host of the table; environment markers come last
 //! because they leak between the hosts' shells.
 
-pub mod client;
+pub(crate) mod client;
 mod event;
 mod hooks;
-pub mod wire;
+pub(crate) mod wire;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use event::Event;
-pub use hooks::{
-    CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, GUARD_TIMEOUT, HookSpec, RECORD_TIMEOUT, Role,
-};
+pub(crate) use event::Event;
+#[cfg(test)]
+pub(crate) use hooks::CODEX_GUARD_MATCHER;
+pub(crate) use hooks::{GUARD_TIMEOUT, HookSpec, Role};
 
 /// An agent host that sends hook events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -99,7 +99,7 @@ pub struct Spec {
 }
 
 /// Every host, the default (for a payload nothing identifies) first.
-pub static HOSTS: &[Spec] = &[
+pub(crate) static HOSTS: &[Spec] = &[
     Spec {
         host: Host::ClaudeCode,
         slug: "claude-code",
@@ -211,7 +211,7 @@ impl Host {
 /// Tell the hosts apart: `CALLUS_HOST` override, then the payload's shape, then the
 /// transcript's file name, then the environment markers, then the first host of [`HOSTS`].
 /// `env_set` says whether a variable is set.
-pub fn detect(raw: &Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host {
+pub(crate) fn detect(raw: &Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host {
     if let Some(host) = std::env::var("CALLUS_HOST")
         .ok()
         .as_deref()
@@ -238,7 +238,7 @@ pub fn detect(raw: &Map<String, Value>, env_set: impl Fn(&str) -> bool) -> Host 
 
 /// `$HOME` (or `.`).
 #[must_use]
-pub fn user_home() -> PathBuf {
+pub(crate) fn user_home() -> PathBuf {
     std::env::var_os("HOME")
         .filter(|v| !v.is_empty())
         .map_or_else(|| PathBuf::from("."), PathBuf::from)
@@ -246,7 +246,7 @@ pub fn user_home() -> PathBuf {
 
 /// Codex's home: `$CODEX_HOME` made absolute, else `~/.codex`.
 #[must_use]
-pub fn codex_home() -> PathBuf {
+pub(crate) fn codex_home() -> PathBuf {
     match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
         Some(p) => {
             let p = PathBuf::from(p);

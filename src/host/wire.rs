@@ -13,9 +13,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Event;
-pub use super::Host;
+pub(crate) use super::Host;
 
-pub use crate::runtime::{PayloadError, STDIN_CAP, read_capped, read_stdin};
+pub(crate) use crate::runtime::{PayloadError, read_stdin};
 
 /// One hook event, normalised across hosts. Unknown keys stay reachable in `raw`.
 #[derive(Debug, Clone)]
@@ -89,7 +89,7 @@ pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
 
 /// What a `PreToolUse` hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Response {
+pub(crate) enum Response {
     /// No opinion: exit 0, print nothing.
     Silent,
     /// The call runs; the text reaches the model as additional context.
@@ -125,7 +125,7 @@ struct Specific<'a> {
 ///
 /// Both hosts accept the same shapes (measured: Claude Code 2.1.328, Codex 0.169), so the
 /// host only matters to callers that word messages differently.
-pub fn emit(response: &Response, out: &mut impl Write, err: &mut impl Write) -> u8 {
+pub(crate) fn emit(response: &Response, out: &mut impl Write, err: &mut impl Write) -> u8 {
     let specific = match response {
         Response::Silent => return 0,
         Response::Block(reason) => {
@@ -157,6 +157,7 @@ pub fn emit(response: &Response, out: &mut impl Write, err: &mut impl Write) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::{STDIN_CAP, read_capped};
     use serde_json::json;
 
     fn obj(v: &Value) -> serde_json::Map<String, Value> {

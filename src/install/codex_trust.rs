@@ -23,7 +23,7 @@ use super::settings::Found;
 
 /// The label Codex uses for an event in trust keys and hashes.
 #[must_use]
-pub fn event_label(event: &str) -> Option<&'static str> {
+pub(crate) fn event_label(event: &str) -> Option<&'static str> {
     Some(match event {
         "PreToolUse" => "pre_tool_use",
         "PermissionRequest" => "permission_request",
@@ -41,7 +41,7 @@ pub fn event_label(event: &str) -> Option<&'static str> {
 
 /// One hook's trust entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// `<source>:<event label>:<group>:<handler>`.
     pub key: String,
     /// `sha256:<hex>`.
@@ -50,7 +50,7 @@ pub struct Entry {
 
 /// The trust hash of the handler at `(event, group, handler)` of a hooks document.
 #[must_use]
-pub fn hash_of(doc: &Value, event: &str, group: usize, handler: usize) -> Option<String> {
+pub(crate) fn hash_of(doc: &Value, event: &str, group: usize, handler: usize) -> Option<String> {
     let label = event_label(event)?;
     let g = doc.get("hooks")?.get(event)?.get(group)?;
     let h = g.get("hooks")?.get(handler)?;
@@ -89,7 +89,7 @@ pub fn hash_of(doc: &Value, event: &str, group: usize, handler: usize) -> Option
 /// `path` as Codex names it in trust keys: with symlinks resolved (Codex canonicalizes
 /// `CODEX_HOME`; measured with 0.169). The part that does not exist yet is kept as written.
 #[must_use]
-pub fn key_source(path: &Path) -> PathBuf {
+pub(crate) fn key_source(path: &Path) -> PathBuf {
     for base in path.ancestors() {
         if let Ok(real) = std::fs::canonicalize(base) {
             let rest = path.strip_prefix(base).unwrap_or(Path::new(""));
@@ -105,7 +105,7 @@ pub fn key_source(path: &Path) -> PathBuf {
 
 /// The trust entries of our handlers in the hooks document at `source`.
 #[must_use]
-pub fn entries(source: &Path, doc: &Value, ours: &[Found]) -> Vec<Entry> {
+pub(crate) fn entries(source: &Path, doc: &Value, ours: &[Found]) -> Vec<Entry> {
     let source = key_source(source);
     ours.iter()
         .filter_map(|f| {
@@ -134,7 +134,7 @@ const END_LINE: &str = "# <<< callus hook trust";
 
 /// The block recording `entries`, as appended to config.toml (leading newline included).
 #[must_use]
-pub fn block(source: &Path, entries: &[Entry]) -> String {
+pub(crate) fn block(source: &Path, entries: &[Entry]) -> String {
     let mut out = format!("\n{}\n", begin_line(source));
     for e in entries {
         let _ = write!(
@@ -151,7 +151,7 @@ pub fn block(source: &Path, entries: &[Entry]) -> String {
 
 /// `(start, end)` byte range of our block for `source` in `text`, leading newline included.
 #[must_use]
-pub fn find_block(text: &str, source: &Path) -> Option<(usize, usize)> {
+pub(crate) fn find_block(text: &str, source: &Path) -> Option<(usize, usize)> {
     let begin = format!("\n{}\n", begin_line(source));
     let (start, skip) = if text.starts_with(&begin[1..]) {
         (0, begin.len() - 1)
@@ -164,7 +164,7 @@ pub fn find_block(text: &str, source: &Path) -> Option<(usize, usize)> {
 
 /// What to do with config.toml.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// Write this new text.
     Write(String),
     /// Nothing to change.
@@ -175,7 +175,7 @@ pub enum Plan {
 
 /// Plan config.toml `text` so it trusts exactly `entries` for `source`.
 #[must_use]
-pub fn plan(text: &str, source: &Path, entries: &[Entry]) -> Plan {
+pub(crate) fn plan(text: &str, source: &Path, entries: &[Entry]) -> Plan {
     let (outside, ours) = match find_block(text, source) {
         Some((s, e)) => (format!("{}{}", &text[..s], &text[e..]), Some((s, e))),
         None => (text.to_string(), None),
@@ -217,7 +217,7 @@ pub fn plan(text: &str, source: &Path, entries: &[Entry]) -> Plan {
 
 /// config.toml `text` without our block for `source` (`None` when there is none).
 #[must_use]
-pub fn remove(text: &str, source: &Path) -> Option<String> {
+pub(crate) fn remove(text: &str, source: &Path) -> Option<String> {
     let (s, e) = find_block(text, source)?;
     Some(format!("{}{}", &text[..s], &text[e..]))
 }
@@ -238,7 +238,7 @@ fn defines_hooks_inline(text: &str) -> bool {
 /// The `(key, trusted_hash)` pairs of `[hooks.state."<key>"]` tables in config.toml text
 /// (the form Codex and install write; other forms are not read).
 #[must_use]
-pub fn recorded(text: &str) -> Vec<(String, String)> {
+pub(crate) fn recorded(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut key: Option<String> = None;
     for line in text.lines() {
@@ -258,7 +258,7 @@ pub fn recorded(text: &str) -> Vec<(String, String)> {
 
 /// A TOML basic string.
 #[must_use]
-pub fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

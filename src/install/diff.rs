@@ -21,7 +21,7 @@ enum Op {
 
 /// A unified diff from `old` to `new`, labelled with `label`; empty when they are equal.
 #[must_use]
-pub fn unified(label: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified(label: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }

@@ -15,10 +15,10 @@
 //! byte-identical (an absent file absent again); if the file was edited meanwhile, only our
 //! hooks are taken out.
 
-pub mod codex_trust;
-pub mod diff;
-pub mod settings;
-pub mod spec;
+pub(crate) mod codex_trust;
+pub(crate) mod diff;
+pub(crate) mod settings;
+pub(crate) mod spec;
 
 use std::path::{Path, PathBuf};
 
@@ -32,7 +32,7 @@ use settings::Doc;
 
 /// Which settings file: the project's or the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// The repo root of the current directory.
     Project,
     /// The user's home.
@@ -42,7 +42,7 @@ pub enum Scope {
 impl Scope {
     /// `project` or `user`.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Scope::Project => "project",
             Scope::User => "user",
@@ -52,7 +52,7 @@ impl Scope {
 
 /// One hooks file install can write.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     /// The host.
     pub host: Host,
     /// The scope.
@@ -64,7 +64,7 @@ pub struct Target {
 impl Target {
     /// The file for `host` in `scope`, seen from `cwd`.
     #[must_use]
-    pub fn resolve(host: Host, scope: Scope, cwd: &Path) -> Self {
+    pub(crate) fn resolve(host: Host, scope: Scope, cwd: &Path) -> Self {
         let root = || crate::config::repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
         let spec = host.spec();
         let path = match scope {
@@ -76,12 +76,12 @@ impl Target {
 
     /// `claude-code user` etc.
     #[must_use]
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("{} {}", self.host.slug(), self.scope.as_str())
     }
 }
 
-pub use crate::host::{codex_home, user_home};
+pub(crate) use crate::host::codex_home;
 
 fn cwd() -> Result<PathBuf> {
     std::env::current_dir().map_err(|e| Error::io(".", e))
@@ -108,7 +108,7 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
 }
 
 /// `callus install`.
-pub fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
+pub(crate) fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let binary = spec::hook_binary();
     let mut exit = Exit::Ok;
     for target in targets(args)? {
@@ -127,7 +127,7 @@ pub fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
 }
 
 /// `callus uninstall`.
-pub fn uninstall(home: &Home, args: &InstallArgs) -> Result<Exit> {
+pub(crate) fn uninstall(home: &Home, args: &InstallArgs) -> Result<Exit> {
     let mut exit = Exit::Ok;
     for target in targets(args)? {
         match uninstall_one(home, &target, args.dry_run) {
@@ -422,7 +422,7 @@ fn all_handlers(doc: &Value) -> Vec<(String, usize, usize, String)> {
 
 /// Where the pre-install copy of `path` is kept.
 #[must_use]
-pub fn backup_path(home: &Home, path: &Path) -> PathBuf {
+pub(crate) fn backup_path(home: &Home, path: &Path) -> PathBuf {
     let id = crate::digest::sha256_hex(path.as_os_str().as_encoded_bytes());
     let name = path
         .file_name()

@@ -18,7 +18,7 @@ use crate::{Error, Result};
 
 /// A hooks document as read from disk.
 #[derive(Debug, Clone)]
-pub struct Doc {
+pub(crate) struct Doc {
     /// The file.
     pub path: PathBuf,
     /// Whether the file existed.
@@ -31,7 +31,7 @@ pub struct Doc {
 
 impl Doc {
     /// Read and parse `path`. An absent or blank file is an empty document.
-    pub fn load(path: &Path) -> Result<Self> {
+    pub(crate) fn load(path: &Path) -> Result<Self> {
         let (existed, text) = match std::fs::read_to_string(path) {
             Ok(t) => (true, t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, String::new()),
@@ -48,13 +48,13 @@ impl Doc {
 
     /// The text for `value`, formatted like this document (indentation, final newline).
     #[must_use]
-    pub fn render(&self, value: &Value) -> String {
+    pub(crate) fn render(&self, value: &Value) -> String {
         render(value, &self.text)
     }
 }
 
 /// Parse a hooks document, checking the shape we rely on.
-pub fn parse(path: &Path, text: &str) -> Result<Value> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Value> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
@@ -87,7 +87,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Value> {
 
 /// One of our handlers found in a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The event it is under.
     pub event: String,
     /// Its group's index in the event's array.
@@ -112,7 +112,7 @@ pub struct Found {
 
 /// Every handler of ours in `value`, in document order.
 #[must_use]
-pub fn find_ours(value: &Value) -> Vec<Found> {
+pub(crate) fn find_ours(value: &Value) -> Vec<Found> {
     let mut out = Vec::new();
     let Some(events) = value.get("hooks").and_then(Value::as_object) else {
         return out;
@@ -178,7 +178,12 @@ fn ours_with_role(handler: &Value, role: Role) -> bool {
 /// # Panics
 /// Never: the groups it indexes were checked to be objects by [`parse`].
 #[must_use]
-pub fn merge(value: &Value, specs: &[HookSpec], binary: &Path, opts: HandlerOptions) -> Value {
+pub(crate) fn merge(
+    value: &Value,
+    specs: &[HookSpec],
+    binary: &Path,
+    opts: HandlerOptions,
+) -> Value {
     let mut out = value.clone();
     let Some(root) = out.as_object_mut() else {
         return out;
@@ -360,7 +365,7 @@ fn remove_handlers(groups: &mut Value, mut pred: impl FnMut(&Value) -> bool) -> 
 
 /// `value` without any handler of ours; events and `hooks` emptied by that go too.
 #[must_use]
-pub fn strip(value: &Value) -> (Value, usize) {
+pub(crate) fn strip(value: &Value) -> (Value, usize) {
     let mut out = value.clone();
     let mut removed = 0;
     let Some(root) = out.as_object_mut() else {
@@ -392,7 +397,7 @@ pub fn strip(value: &Value) -> (Value, usize) {
 /// # Panics
 /// Never: a `serde_json::Value` always serializes, as UTF-8.
 #[must_use]
-pub fn render(value: &Value, original: &str) -> String {
+pub(crate) fn render(value: &Value, original: &str) -> String {
     let indent = detect_indent(original);
     let mut buf = Vec::new();
     let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
@@ -416,7 +421,7 @@ fn detect_indent(text: &str) -> String {
 }
 
 /// Write `text` to `path` atomically (temp file + rename), keeping an existing file's mode.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -495,7 +500,7 @@ mod tests {
         let merged = merge(&doc, Host::Codex.specs(), &bin(), HandlerOptions::default());
         let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2, "updated in place, not appended");
-        assert_eq!(pre[0]["matcher"], crate::install::spec::CODEX_GUARD_MATCHER);
+        assert_eq!(pre[0]["matcher"], crate::host::CODEX_GUARD_MATCHER);
         assert_eq!(
             pre[0]["hooks"][0]["command"],
             "/opt/callus/bin/callus guard"

@@ -8,14 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::host::client::{find_on_path, is_executable};
-pub use crate::host::{
-    CLAUDE_GUARD_MATCHER, CODEX_GUARD_MATCHER, GUARD_TIMEOUT, HookSpec, RECORD_TIMEOUT, Role,
-};
+pub(crate) use crate::host::client::{find_on_path, is_executable};
+pub(crate) use crate::host::{GUARD_TIMEOUT, HookSpec, Role};
 
 /// How install writes our handlers beyond the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct HandlerOptions {
+pub(crate) struct HandlerOptions {
     /// Write `onFailure: "block"` on the guard's handler (Claude Code ≥ 2.1.295, fail-closed
     /// configured); otherwise an `onFailure: "block"` of ours is removed.
     pub block_on_failure: bool,
@@ -25,7 +23,7 @@ pub struct HandlerOptions {
 /// when there is one (a symlink such as `~/.cargo/bin/callus` keeps the command line — and
 /// Codex's trust hash — stable across upgrades), else its resolved path.
 #[must_use]
-pub fn hook_binary() -> PathBuf {
+pub(crate) fn hook_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("callus"));
     let real = std::fs::canonicalize(&exe).unwrap_or_else(|_| exe.clone());
     if let Some(on_path) = find_on_path("callus")
@@ -38,7 +36,7 @@ pub fn hook_binary() -> PathBuf {
 
 /// The command line of a hook: the binary (shell-quoted when needed) and the subcommand.
 #[must_use]
-pub fn command_line(binary: &Path, role: Role) -> String {
+pub(crate) fn command_line(binary: &Path, role: Role) -> String {
     format!("{} {}", shell_quote(&binary.to_string_lossy()), role.arg())
 }
 
@@ -55,7 +53,7 @@ fn shell_quote(s: &str) -> String {
 
 /// If `command` is one of ours, its role and the binary it calls.
 #[must_use]
-pub fn parse_ours(command: &str) -> Option<(Role, PathBuf)> {
+pub(crate) fn parse_ours(command: &str) -> Option<(Role, PathBuf)> {
     let command = command.trim();
     let (binary, rest) = if let Some(quoted) = command.strip_prefix('\'') {
         // '…' with '\'' for embedded quotes, as shell_quote writes it.

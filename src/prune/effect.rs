@@ -17,18 +17,18 @@ use crate::rules::Rule;
 use crate::rules::backtest::StoredCall;
 
 /// Significance level of the two-sided test.
-pub const ALPHA: f64 = 0.05;
+pub(crate) const ALPHA: f64 = 0.05;
 /// Fewest attempts on each side before a difference (or its absence) means anything.
-pub const MIN_SIDE_ATTEMPTS: u64 = 30;
+pub(crate) const MIN_SIDE_ATTEMPTS: u64 = 30;
 /// Attempts per day after promotion below this share of the rate before is a collapse: the
 /// agent stopped reaching for the command, so the remaining attempts are a different crowd.
-pub const VOLUME_COLLAPSE_BELOW: f64 = 0.5;
+pub(crate) const VOLUME_COLLAPSE_BELOW: f64 = 0.5;
 
 const DAY_MS: f64 = 86_400_000.0;
 
 /// One side of the split.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     /// Matched settled calls.
     pub attempts: u64,
     /// Failures among them.
@@ -40,13 +40,13 @@ pub struct Side {
 impl Side {
     /// Failure rate, `None` without attempts.
     #[must_use]
-    pub fn rate(&self) -> Option<f64> {
+    pub(crate) fn rate(&self) -> Option<f64> {
         (self.attempts > 0).then(|| self.failures as f64 / self.attempts as f64)
     }
 
     /// Attempts per day of history.
     #[must_use]
-    pub fn per_day(&self) -> f64 {
+    pub(crate) fn per_day(&self) -> f64 {
         self.attempts as f64 / self.days.max(1.0)
     }
 }
@@ -54,7 +54,7 @@ impl Side {
 /// What the numbers say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The failure rate fell significantly.
     Helped,
     /// The failure rate rose significantly with similar volume.
@@ -71,7 +71,7 @@ pub enum Outcome {
 impl Outcome {
     /// The kebab-case label.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Helped => "helped",
             Outcome::Harmful => "harmful",
@@ -84,7 +84,7 @@ impl Outcome {
 
 /// The before/after measurement of one rule.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Effect {
+pub(crate) struct Effect {
     /// The split date (`meta.promoted`, else `meta.added`).
     #[serde(serialize_with = "as_date")]
     pub promoted: chrono::NaiveDate,
@@ -107,7 +107,7 @@ pub struct Effect {
 impl Effect {
     /// A one-line account: `19.1% (n=131) → 1.4% (n=142), p=0.000`.
     #[must_use]
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let side = |s: &Side| match s.rate() {
             Some(r) => format!("{:.1}% (n={})", r * 100.0, s.attempts),
             None => "n/a (n=0)".to_string(),
@@ -121,7 +121,7 @@ impl Effect {
 
     /// The volume note, when attempt volume collapsed after promotion.
     #[must_use]
-    pub fn volume_note(&self) -> Option<String> {
+    pub(crate) fn volume_note(&self) -> Option<String> {
         self.volume_collapsed.then(|| {
             format!(
                 "attempt volume fell {} → {} ({:+.0}% per day) after promotion: the agent stopped reaching for it, so the failure rate of the remaining attempts is not comparable",
@@ -140,7 +140,7 @@ fn as_date<S: serde::Serializer>(d: &chrono::NaiveDate, s: S) -> Result<S::Ok, S
 
 /// The recorded history a measurement may use: `[start_ms, end_ms]`.
 #[derive(Debug, Clone, Copy)]
-pub struct Span {
+pub(crate) struct Span {
     /// First recorded call (or the period start).
     pub start_ms: i64,
     /// Last recorded call (or the period end).
@@ -150,7 +150,7 @@ pub struct Span {
 impl Span {
     /// The span of `calls` (oldest first), `None` when empty.
     #[must_use]
-    pub fn of(calls: &[StoredCall]) -> Option<Self> {
+    pub(crate) fn of(calls: &[StoredCall]) -> Option<Self> {
         Some(Span {
             start_ms: calls.first()?.started_ms,
             end_ms: calls.last()?.started_ms,
@@ -162,7 +162,12 @@ impl Span {
 /// [`crate::rules::backtest::matching`]), split at its promotion date. `None` when it has no
 /// date or the date is not strictly inside `span` (nothing to compare).
 #[must_use]
-pub fn measure(rule: &Rule, calls: &[StoredCall], matched: &[usize], span: Span) -> Option<Effect> {
+pub(crate) fn measure(
+    rule: &Rule,
+    calls: &[StoredCall],
+    matched: &[usize],
+    span: Span,
+) -> Option<Effect> {
     let promoted = rule.promoted()?;
     let split_ms = promoted.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis();
     if split_ms <= span.start_ms || split_ms > span.end_ms {
@@ -193,7 +198,7 @@ pub fn measure(rule: &Rule, calls: &[StoredCall], matched: &[usize], span: Span)
 
 /// Compare two sides and read the outcome.
 #[must_use]
-pub fn judge(promoted: chrono::NaiveDate, before: Side, after: Side) -> Effect {
+pub(crate) fn judge(promoted: chrono::NaiveDate, before: Side, after: Side) -> Effect {
     let test = two_proportion(
         before.failures,
         before.attempts,
@@ -225,7 +230,7 @@ pub fn judge(promoted: chrono::NaiveDate, before: Side, after: Side) -> Effect {
 /// Pooled two-proportion z-test of `f2/n2` against `f1/n1`: `(z, two-sided p)`. `None` when a
 /// side is empty; `(0, 1)` when the pooled rate is 0 or 1 (no variation, no difference).
 #[must_use]
-pub fn two_proportion(f1: u64, n1: u64, f2: u64, n2: u64) -> Option<(f64, f64)> {
+pub(crate) fn two_proportion(f1: u64, n1: u64, f2: u64, n2: u64) -> Option<(f64, f64)> {
     if n1 == 0 || n2 == 0 {
         return None;
     }

@@ -19,7 +19,7 @@ use crate::store::audit_query;
 
 /// One fired rule on one guarded call.
 #[derive(Debug, Clone)]
-pub struct Firing {
+pub(crate) struct Firing {
     /// The call it fired on (the join key to `tool_calls`).
     pub tool_use_id: Option<String>,
     /// The effective action the guard applied for this rule.
@@ -28,7 +28,7 @@ pub struct Firing {
 
 /// Per-rule tally of the firings in the window.
 #[derive(Debug, Clone, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Events that listed the rule.
     pub count: u64,
     /// Latest dated firing.
@@ -39,7 +39,7 @@ pub struct Tally {
 
 /// The audit chain, windowed and tallied.
 #[derive(Debug, Clone, Default)]
-pub struct Firings {
+pub(crate) struct Firings {
     /// Decision records that parsed, over the whole chain.
     pub events_total: u64,
     /// Records in the window (dated in-window plus undated).
@@ -53,12 +53,16 @@ pub struct Firings {
 }
 
 /// Read every decision record and tally those at or after `since_ms` (plus the undated ones).
-pub fn read(conn: &Connection, since_ms: i64) -> Result<Firings> {
+pub(crate) fn read(conn: &Connection, since_ms: i64) -> Result<Firings> {
     read_range(conn, since_ms, None)
 }
 
 /// Like [`read`], with an optional exclusive upper bound for dated records.
-pub fn read_range(conn: &Connection, since_ms: i64, until_ms: Option<i64>) -> Result<Firings> {
+pub(crate) fn read_range(
+    conn: &Connection,
+    since_ms: i64,
+    until_ms: Option<i64>,
+) -> Result<Firings> {
     let mut out = Firings::default();
     audit_query::for_each_loose(conn, |rec| {
         let Some(rec) = rec else {

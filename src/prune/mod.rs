@@ -11,10 +11,10 @@
 //! A missing or empty store is not silence: every rule then reads as `prune` "for lack of
 //! evidence", and the rendering says so loudly (callusguard spec §7.4).
 
-pub mod effect;
-pub mod firings;
-pub mod render;
-pub mod verdict;
+pub(crate) mod effect;
+pub(crate) mod firings;
+pub(crate) mod render;
+pub(crate) mod verdict;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -35,7 +35,7 @@ use verdict::{Facts, TierSource, Verdict};
 
 /// What happened to the calls a rule nudged or only monitored (they ran).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Followed {
+pub(crate) struct Followed {
     /// Firings with a nudge or monitor action.
     pub calls: u64,
     /// Of those, calls that succeeded.
@@ -50,7 +50,7 @@ pub struct Followed {
 
 /// The verdict on one rule, with its evidence.
 #[derive(Debug, Clone, Serialize)]
-pub struct RuleVerdict {
+pub(crate) struct RuleVerdict {
     /// Rule id.
     pub id: String,
     /// Layer kind.
@@ -91,7 +91,7 @@ pub struct RuleVerdict {
 
 /// The whole prune report (also the `--json` document).
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The active layers, in evaluation order.
     pub layers: Vec<String>,
     /// The store read.
@@ -121,7 +121,7 @@ pub struct Report {
 }
 
 /// `callus guard prune [--days N] [--json]`.
-pub fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
@@ -144,7 +144,7 @@ pub fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
 }
 
 /// Build the report for `rules` from the store (`None`: there is no store) at time `now`.
-pub fn build(
+pub(crate) fn build(
     rules: &RuleSet,
     conn: Option<&Connection>,
     store: &str,

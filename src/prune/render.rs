@@ -22,7 +22,7 @@ fn heading(v: Verdict) -> &'static str {
 
 /// Render `report` for people.
 #[must_use]
-pub fn text(report: &Report) -> String {
+pub(crate) fn text(report: &Report) -> String {
     let mut out = String::new();
     let n = report.events_in_window;
     let u = report.undated_events;

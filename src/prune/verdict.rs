@@ -23,14 +23,14 @@ use crate::rules::Action;
 use crate::rules::tier::{self, Tier};
 
 /// Firings a monitor rule needs before prune proposes arming it.
-pub const PROMOTE_AFTER: u64 = 5;
+pub(crate) const PROMOTE_AFTER: u64 = 5;
 /// Firings above which an acting rule is flagged for review.
-pub const REVIEW_ABOVE: u64 = 25;
+pub(crate) const REVIEW_ABOVE: u64 = 25;
 
 /// What to do with a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Made things measurably worse.
     Harmful,
     /// Changed nothing measurable.
@@ -47,7 +47,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in rendering order.
-    pub const ALL: [Verdict; 6] = [
+    pub(crate) const ALL: [Verdict; 6] = [
         Verdict::Harmful,
         Verdict::NoEffect,
         Verdict::Promote,
@@ -58,7 +58,7 @@ impl Verdict {
 
     /// The kebab-case label.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Harmful => "harmful",
             Verdict::NoEffect => "no-effect",
@@ -73,7 +73,7 @@ impl Verdict {
 /// Where a rule's tier came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TierSource {
+pub(crate) enum TierSource {
     /// Measured on the calls the rule matched in the window.
     Measured,
     /// `meta.tier`, frozen when the rule was derived.
@@ -82,7 +82,7 @@ pub enum TierSource {
 
 /// Everything the verdict depends on.
 #[derive(Debug, Clone)]
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     /// The action the guard applies (candidates forced to monitor, tier-capped).
     pub action: Action,
     /// A protective rule that may rightly never fire.
@@ -99,7 +99,7 @@ pub struct Facts<'a> {
 
 /// A verdict with its explanation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Judgement {
+pub(crate) struct Judgement {
     /// The verdict.
     pub verdict: Verdict,
     /// Why, in one word: `helped`, `too-little-data`, `pinned`, `volume-shift`, …
@@ -121,7 +121,7 @@ fn judgement(verdict: Verdict, basis: &'static str, reason: String) -> Judgement
 
 /// Decide one rule (see the module docs for the order).
 #[must_use]
-pub fn classify(f: &Facts<'_>) -> Judgement {
+pub(crate) fn classify(f: &Facts<'_>) -> Judgement {
     let c = f.count;
     if c == 0 {
         return if f.pinned {

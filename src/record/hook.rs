@@ -43,7 +43,7 @@ use crate::{Error, Result};
 
 /// Run the hook: stdin → store. Always returns 0.
 #[must_use]
-pub fn run() -> u8 {
+pub(crate) fn run() -> u8 {
     let home = Home::from_env();
     crate::runtime::quiet_panics();
     match crate::runtime::guarded(|| record_stdin(&home)) {

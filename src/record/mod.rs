@@ -12,19 +12,19 @@
 //! derive can group without re-parsing and nothing secret reaches disk.
 
 mod classify;
-pub mod hook;
-pub mod import;
+pub(crate) mod hook;
+pub(crate) mod import;
 mod merge;
 mod rollout_tail;
 mod rows;
 mod shape;
 mod signature;
 mod spool;
-pub mod stats;
+pub(crate) mod stats;
 mod summary;
 
 /// The hook recorder entry point; always exits 0.
 #[must_use]
-pub fn hook() -> u8 {
+pub(crate) fn hook() -> u8 {
     hook::run()
 }

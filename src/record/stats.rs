@@ -66,7 +66,7 @@ fn counts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
 }
 
 /// `callus record stats`.
-pub fn run(evidence: &Evidence, since: Option<&str>, json: bool) -> Result<Exit> {
+pub(crate) fn run(evidence: &Evidence, since: Option<&str>, json: bool) -> Result<Exit> {
     let now = crate::store::now_ms();
     let since = since
         .map(|s| crate::window::point(s, "--since", now))

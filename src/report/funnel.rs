@@ -22,11 +22,11 @@ use crate::derive::{self, Options};
 use crate::window::{DAY_MS, Window, date};
 
 /// Length of one replayed window.
-pub const WINDOW_DAYS: i64 = 7;
+pub(crate) const WINDOW_DAYS: i64 = 7;
 
 /// Replay settings (derive's defaults).
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Fewest failures a cluster needs.
     pub min_count: u64,
     /// Fewest attempts for a tier better than anecdotal.
@@ -44,7 +44,7 @@ impl Default for Settings {
 
 /// One candidate a window proposed.
 #[derive(Debug, Clone, Serialize)]
-pub struct Proposal {
+pub(crate) struct Proposal {
     /// The candidate id, as `callus derive` names it.
     pub id: String,
     /// The rule's tool glob.
@@ -61,7 +61,7 @@ pub struct Proposal {
 
 /// One replayed window.
 #[derive(Debug, Clone, Serialize)]
-pub struct Week {
+pub(crate) struct Week {
     /// Start (inclusive), `YYYY-MM-DD`.
     pub start: String,
     /// Candidates proposed.
@@ -74,7 +74,7 @@ pub struct Week {
 
 /// The whole funnel.
 #[derive(Debug, Clone, Serialize)]
-pub struct Funnel {
+pub(crate) struct Funnel {
     /// Replay settings.
     pub settings: Settings,
     /// Candidates proposed, summed over windows.
@@ -92,7 +92,7 @@ pub struct Funnel {
 }
 
 /// Replay derive over `period`, one [`WINDOW_DAYS`]-day window at a time.
-pub fn replay(conn: &Connection, period: &Window, settings: Settings) -> Result<Funnel> {
+pub(crate) fn replay(conn: &Connection, period: &Window, settings: Settings) -> Result<Funnel> {
     let mut funnel = Funnel {
         settings,
         proposed: 0,

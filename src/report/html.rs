@@ -45,7 +45,7 @@ svg text { font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; }
 
 /// Escape text for HTML element content and attribute values.
 #[must_use]
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -62,7 +62,7 @@ pub fn escape(s: &str) -> String {
 
 /// Render the whole page.
 #[must_use]
-pub fn render(r: &Report) -> String {
+pub(crate) fn render(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
         h,

@@ -10,8 +10,8 @@
 //! test, the change in attempt volume and a reading ([`crate::prune::effect`]). Output is a
 //! text summary, `--json`, or one self-contained HTML file ([`html`]).
 
-pub mod funnel;
-pub mod html;
+pub(crate) mod funnel;
+pub(crate) mod html;
 
 use std::fmt::Write as _;
 
@@ -29,11 +29,11 @@ use crate::{Error, Exit, Result};
 use funnel::Funnel;
 
 /// The observational caveat printed with every effect table.
-pub const CAVEAT: &str = "Rates are observational: nothing controlled what else changed between before and after. Read every rate with its attempt count and the volume change.";
+pub(crate) const CAVEAT: &str = "Rates are observational: nothing controlled what else changed between before and after. Read every rate with its attempt count and the volume change.";
 
 /// Corpus totals over the period.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Distinct sessions with a call in the period.
     pub sessions: u64,
     /// Every recorded call in the period.
@@ -50,7 +50,7 @@ pub struct Totals {
 
 /// Promoted rules and the promotion rate.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Promoted {
+pub(crate) struct Promoted {
     /// Ids of every rule with `meta.promoted`.
     pub ids: Vec<String>,
     /// Of those, promoted from derived evidence (they carry `meta.tier`).
@@ -63,7 +63,7 @@ pub struct Promoted {
 
 /// One row of the effect table.
 #[derive(Debug, Clone, Serialize)]
-pub struct EffectRow {
+pub(crate) struct EffectRow {
     /// Rule id.
     pub id: String,
     /// Layer kind.
@@ -85,7 +85,7 @@ pub struct EffectRow {
 
 /// The whole report (also the `--json` document).
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// Start of the period (RFC 3339).
     pub since: String,
     /// End of the period, exclusive (RFC 3339).
@@ -105,7 +105,7 @@ pub struct Report {
 }
 
 /// `callus report [--since] [--until] [--json | --html FILE]`.
-pub fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
@@ -150,7 +150,7 @@ fn first_call(conn: Option<&Connection>) -> Result<Option<i64>> {
 }
 
 /// Build the report over `period`.
-pub fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
+pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
     let (s, u) = (period.since_ms, period.until_ms);
     let (totals, funnel, calls) = match conn {
         Some(c) => (
@@ -241,13 +241,13 @@ fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {
 
 /// `12.3%`, or `n/a`.
 #[must_use]
-pub fn pct(rate: Option<f64>) -> String {
+pub(crate) fn pct(rate: Option<f64>) -> String {
     rate.map_or_else(|| "n/a".to_string(), |r| format!("{:.1}%", r * 100.0))
 }
 
 /// The text rendering.
 #[must_use]
-pub fn text(r: &Report) -> String {
+pub(crate) fn text(r: &Report) -> String {
     let mut out = String::new();
     let t = &r.totals;
     let _ = writeln!(

@@ -31,11 +31,11 @@ use crate::window::{Window, iso};
 use crate::{Error, Result};
 
 /// Most crossfire samples kept per rule.
-pub const MAX_CROSSFIRE_SAMPLES: usize = 5;
+pub(crate) const MAX_CROSSFIRE_SAMPLES: usize = 5;
 
 /// One settled tool call as the store holds it.
 #[derive(Debug, Clone)]
-pub struct StoredCall {
+pub(crate) struct StoredCall {
     /// The tool name.
     pub tool: String,
     /// The redacted command (Bash) or input summary.
@@ -51,9 +51,10 @@ pub struct StoredCall {
 }
 
 impl StoredCall {
-    /// A call built by hand (tests, fixtures, example checks).
+    /// A call built by hand (tests).
+    #[cfg(test)]
     #[must_use]
-    pub fn new(tool: &str, command: &str, failed: bool, started_ms: i64) -> Self {
+    pub(crate) fn new(tool: &str, command: &str, failed: bool, started_ms: i64) -> Self {
         StoredCall {
             tool: tool.to_string(),
             command: command.to_string(),
@@ -65,8 +66,9 @@ impl StoredCall {
     }
 
     /// Does `rule` fire on this call? A pattern that cannot run counts as not firing.
+    #[cfg(test)]
     #[must_use]
-    pub fn fired_by(&self, rule: &Rule) -> bool {
+    pub(crate) fn fired_by(&self, rule: &Rule) -> bool {
         !matching(&[rule], std::slice::from_ref(self))[0].is_empty()
     }
 
@@ -106,7 +108,7 @@ fn put(input: &mut Value, field: &str, text: &str) {
 /// Parse one rule object the way the guard will, for a backtest: as a monitor rule (action,
 /// message and meta play no part in what a rule matches) with every pattern compiled, so a
 /// pattern that cannot compile is an error here rather than a rule that silently never fires.
-pub fn probe(rule: &Map<String, Value>, file: &str) -> Result<Rule> {
+pub(crate) fn probe(rule: &Map<String, Value>, file: &str) -> Result<Rule> {
     let mut probe = rule.clone();
     probe.insert("action".into(), json!("monitor"));
     probe.remove("meta");
@@ -129,7 +131,7 @@ pub fn probe(rule: &Map<String, Value>, file: &str) -> Result<Rule> {
 
 /// What a [`scan`] kept and counted.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     /// The calls kept, oldest first.
     pub calls: Vec<StoredCall>,
     /// Settled calls in the window (kept or not).
@@ -142,7 +144,7 @@ pub struct Scan {
 /// those `keep(tool, command, tags)` accepts; `keep` may push prefilter tags for the call
 /// into `tags` (cleared before each call). Calls without a start time cannot be placed in
 /// time and are left out. The kept calls come back oldest first.
-pub fn scan(
+pub(crate) fn scan(
     conn: &Connection,
     window: Option<&Window>,
     mut keep: impl FnMut(&str, &str, &mut Vec<u32>) -> bool,
@@ -196,7 +198,7 @@ pub fn scan(
 
 /// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
 /// oldest first.
-pub fn load_calls(
+pub(crate) fn load_calls(
     conn: &Connection,
     from_ms: Option<i64>,
     until_ms: Option<i64>,
@@ -227,7 +229,7 @@ fn covers_most(conn: &Connection, since: i64, until: i64) -> Result<bool> {
 
 /// One rule to run, and which calls it can fire on.
 #[derive(Clone, Copy)]
-pub struct Target<'a> {
+pub(crate) struct Target<'a> {
     /// The rule.
     pub rule: &'a Rule,
     /// A prefilter tag (see [`scan`]) every call this rule can fire on carries: calls without
@@ -237,7 +239,7 @@ pub struct Target<'a> {
 
 /// The calls one rule fired on.
 #[derive(Debug, Clone, Default)]
-pub struct Matches {
+pub(crate) struct Matches {
     /// Indices into the calls, in order.
     pub calls: Vec<usize>,
     /// Calls on which a pattern could not run (backtracking budget); counted as no match.
@@ -276,7 +278,7 @@ impl Dispatch {
 /// Run every target over `calls`. Calls are the outer loop, so each call's input, lowercase
 /// copy and shell split are computed once and shared by every rule tried on it.
 #[must_use]
-pub fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> {
+pub(crate) fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> {
     let mut fields: Vec<&str> = targets.iter().map(|t| t.rule.field.as_str()).collect();
     fields.sort_unstable();
     fields.dedup();
@@ -317,7 +319,7 @@ pub fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> {
 
 /// For each rule, the indices of the calls it fires on.
 #[must_use]
-pub fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
+pub(crate) fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
     let targets: Vec<Target<'_>> = rules
         .iter()
         .map(|&rule| Target { rule, tag: None })
@@ -327,7 +329,7 @@ pub fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
 
 /// What a rule's pattern matches in a set of recorded calls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Backtest {
+pub(crate) struct Backtest {
     /// Settled calls the rule fires on (the attempt count).
     pub matched: u64,
     /// Failures among them.
@@ -363,32 +365,32 @@ fn opt_iso<S: serde::Serializer>(ms: &Option<i64>, s: S) -> std::result::Result<
 impl Backtest {
     /// Failures over matched calls, rounded to 4 places; `None` when nothing matched.
     #[must_use]
-    pub fn fail_rate(&self) -> Option<f64> {
+    pub(crate) fn fail_rate(&self) -> Option<f64> {
         (self.matched > 0).then(|| round4(self.failures as f64 / self.matched as f64))
     }
 
     /// The evidence tier of the matched population (spec §5.2) and its failure rate.
     #[must_use]
-    pub fn tier(&self) -> (Tier, Option<f64>) {
+    pub(crate) fn tier(&self) -> (Tier, Option<f64>) {
         self.tier_with(tier::MIN_ATTEMPTS)
     }
 
     /// [`Backtest::tier`] with another attempt floor (`derive --min-attempts`).
     #[must_use]
-    pub fn tier_with(&self, min_attempts: u64) -> (Tier, Option<f64>) {
+    pub(crate) fn tier_with(&self, min_attempts: u64) -> (Tier, Option<f64>) {
         tier::classify(self.failures, self.matched, min_attempts)
     }
 }
 
 /// Round a rate to 4 decimal places (the precision `fail_rate` is written with).
 #[must_use]
-pub fn round4(x: f64) -> f64 {
+pub(crate) fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
 /// Summarise the matched calls `idx` (indices into `calls`, in order).
 #[must_use]
-pub fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
+pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
     let mut out = Backtest::default();
     let mut sessions: HashSet<u32> = HashSet::new();
     for &i in idx {
@@ -421,7 +423,7 @@ pub fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
 
 /// Run every target over `calls` and summarise each.
 #[must_use]
-pub fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> {
+pub(crate) fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> {
     run(targets, calls)
         .into_iter()
         .map(|m| Backtest {
@@ -433,7 +435,7 @@ pub fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> 
 
 /// Run `rule` over `calls`.
 #[must_use]
-pub fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
+pub(crate) fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
     backtests(&[Target { rule, tag: None }], calls).remove(0)
 }
 

@@ -13,7 +13,7 @@ use super::{Action, Document, Rule, Subject, parse_document, tier};
 
 /// The outcome of checking one ruleset.
 #[derive(Debug, Clone, Serialize)]
-pub struct FileReport {
+pub(crate) struct FileReport {
     /// The file (or layer) name.
     pub name: String,
     /// Whether it passed.
@@ -34,14 +34,14 @@ pub struct FileReport {
 
 /// Check a ruleset given as text.
 #[must_use]
-pub fn check_text(name: &str, text: &str) -> FileReport {
+pub(crate) fn check_text(name: &str, text: &str) -> FileReport {
     check_layer_text(name, text, false)
 }
 
 /// Check a ruleset given as text; `user_layer` says it is `$CALLUS_HOME/rules.json`, the one
 /// file whose `disable` list is honoured.
 #[must_use]
-pub fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
+pub(crate) fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
     let mut report = FileReport {
         name: name.to_string(),
         ok: false,
@@ -188,7 +188,7 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
 /// Does `rule` fire on the example `text`, exactly as `guard check` runs examples: the text
 /// at the rule's `field`, the tool glob's wildcards read as `x`. `Err` when a pattern cannot
 /// run. (Derive checks the examples it writes with this, so `guard check` agrees.)
-pub fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool, String> {
+pub(crate) fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool, String> {
     let tool: String = rule
         .tool
         .chars()
@@ -229,7 +229,7 @@ fn redos_hint(p: &str) -> bool {
 
 /// Is `action` allowed for a rule of `tier_label`? (Used by promote.)
 #[must_use]
-pub fn within_ceiling(action: Action, tier_label: &str) -> bool {
+pub(crate) fn within_ceiling(action: Action, tier_label: &str) -> bool {
     action <= tier::ceiling_of(tier_label)
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// The text at `path` in `input` (see the module docs).
 #[must_use]
-pub fn get<'a>(input: &'a Value, path: &str) -> Cow<'a, str> {
+pub(crate) fn get<'a>(input: &'a Value, path: &str) -> Cow<'a, str> {
     let mut cur = input;
     for part in path.split('.') {
         cur = match cur {
@@ -39,7 +39,7 @@ pub fn get<'a>(input: &'a Value, path: &str) -> Cow<'a, str> {
 
 /// `json.dumps(value, sort_keys=True)` with Python's default separators and ASCII escaping.
 #[must_use]
-pub fn python_dumps(value: &Value) -> String {
+pub(crate) fn python_dumps(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
     out
@@ -98,7 +98,7 @@ fn python_float(f: f64) -> String {
 }
 
 /// A JSON string literal escaped the way Python's `ensure_ascii=True` does.
-pub fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

@@ -4,7 +4,7 @@
 
 /// Does `name` match the glob `pattern`?
 #[must_use]
-pub fn matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn matches(pattern: &str, name: &str) -> bool {
     if pattern == "*" {
         return true;
     }

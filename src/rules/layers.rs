@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use super::layer_kind::LayerKind;
+pub(crate) use super::layer_kind::LayerKind;
 use crate::digest::{Digest as _, Sha256, hex, sha256_hex};
 
 use super::index;
@@ -22,7 +22,7 @@ use crate::config::Home;
 use crate::{Error, Result};
 
 /// The built-in starter policy.
-pub const STARTER_JSON: &str = include_str!("starter.json");
+pub(crate) const STARTER_JSON: &str = include_str!("starter.json");
 
 /// One loaded layer.
 #[derive(Debug)]
@@ -327,13 +327,13 @@ fn read_layer(
 
 /// The largest rule layer file read, in bytes: a FIFO, a device or a larger file is an
 /// error of that layer, never a hang or a memory blow-up (see [`crate::untrusted`]).
-pub const LAYER_CAP: u64 = 4 * 1024 * 1024;
+pub(crate) const LAYER_CAP: u64 = 4 * 1024 * 1024;
 
 /// The text of the layer file `path` (`None` when it does not exist), read safely: a
 /// regular file of at most [`LAYER_CAP`] bytes that stays inside its tree (the user's
 /// layers inside `$CALLUS_HOME`, the project's inside the repository; a file named in
 /// `$CALLUS_RULES` may be anywhere).
-pub fn read_layer_text(kind: LayerKind, path: &Path) -> Result<Option<String>> {
+pub(crate) fn read_layer_text(kind: LayerKind, path: &Path) -> Result<Option<String>> {
     let root = match kind {
         LayerKind::User | LayerKind::Candidates => path.parent(),
         LayerKind::Project => path.parent().and_then(Path::parent),
@@ -344,7 +344,7 @@ pub fn read_layer_text(kind: LayerKind, path: &Path) -> Result<Option<String>> {
 
 /// The files of every active layer for the current directory (`None` = the starter set).
 #[must_use]
-pub fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>, LayerKind)> {
+pub(crate) fn active_layer_files(home: &Home) -> Vec<(String, Option<PathBuf>, LayerKind)> {
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
     let mut out = vec![("starter".to_string(), None, LayerKind::Starter)];

@@ -8,18 +8,18 @@
 //! derive's backtest and prune's re-evaluation share the guard's exact matcher without
 //! depending on the guard.
 
-pub mod backtest;
-pub mod check;
-pub mod field;
-pub mod glob;
-pub mod index;
-pub mod layer_kind;
-pub mod layers;
-pub mod parse;
-pub mod pattern;
-pub mod prefilter;
-pub mod promote;
-pub mod tier;
+pub(crate) mod backtest;
+pub(crate) mod check;
+pub(crate) mod field;
+pub(crate) mod glob;
+pub(crate) mod index;
+pub(crate) mod layer_kind;
+pub(crate) mod layers;
+pub(crate) mod parse;
+pub(crate) mod pattern;
+pub(crate) mod prefilter;
+pub(crate) mod promote;
+pub(crate) mod tier;
 
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
@@ -28,11 +28,9 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use layers::{Layer, LayerKind, RuleSet};
-pub use parse::{
-    Document, RULE_KEYS, TOP_LEVEL_KEYS, document_from_value, parse_document, rule_texts,
-};
-pub use pattern::Pattern;
+pub(crate) use layers::{Layer, LayerKind, RuleSet};
+pub(crate) use parse::{Document, RULE_KEYS, document_from_value, parse_document};
+pub(crate) use pattern::Pattern;
 
 /// The graded outcome of a rule, weakest first (the order is the precedence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -33,7 +33,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
 ];
 
 /// Keys a rule may carry.
-pub const RULE_KEYS: &[&str] = &[
+pub(crate) const RULE_KEYS: &[&str] = &[
     "id", "tool", "field", "any", "unless", "flags", "norm", "severity", "action", "message",
     "meta", "examples", "match", "pinned",
 ];
@@ -240,7 +240,7 @@ pub(crate) struct Checked<'a> {
 }
 
 /// Parse and validate a ruleset document; `file` names it in errors.
-pub fn parse_document(file: &str, text: &str) -> Result<Document> {
+pub(crate) fn parse_document(file: &str, text: &str) -> Result<Document> {
     let checked = check_document(file, text)?;
     Ok(Document {
         rules: checked.rules.into_iter().map(Unbuilt::build).collect(),
@@ -321,7 +321,8 @@ pub(crate) fn check_document<'a>(file: &str, text: &'a str) -> Result<Checked<'a
 
 /// Each rule of a ruleset document exactly as written (for display and round-trips; the
 /// parsed [`Rule`] keeps only what it means).
-pub fn rule_texts(text: &str) -> serde_json::Result<Vec<&RawValue>> {
+#[cfg(test)]
+pub(crate) fn rule_texts(text: &str) -> serde_json::Result<Vec<&RawValue>> {
     #[derive(Deserialize)]
     struct Rules<'a> {
         #[serde(borrow, default)]

@@ -17,10 +17,10 @@ use std::sync::OnceLock;
 use super::prefilter::{is_repetition, required_literals};
 
 /// Backtrack budget for patterns that need the backtracking engine.
-pub const BACKTRACK_LIMIT: usize = 100_000;
+pub(crate) const BACKTRACK_LIMIT: usize = 100_000;
 
 /// Deepest group nesting a pattern may have (the linear engine's own limit).
-pub const MAX_NESTING: usize = 250;
+pub(crate) const MAX_NESTING: usize = 250;
 
 /// How deeply `src` nests parentheses (escapes skipped; a `(` inside a class counts, which
 /// only ever overstates).
@@ -191,7 +191,7 @@ impl Pattern {
 /// `haystack_lower`, an ASCII-lowercased haystack? The one test both [`Pattern::may_match`]
 /// and the hook's choice of rules to build (`index`) use.
 #[must_use]
-pub fn literals_admit(required: Option<&[String]>, haystack_lower: &str) -> bool {
+pub(crate) fn literals_admit(required: Option<&[String]>, haystack_lower: &str) -> bool {
     required.is_none_or(|lits| {
         lits.iter().any(|lit| haystack_lower.contains(lit.as_str())) || !haystack_lower.is_ascii()
     })
@@ -209,7 +209,7 @@ fn first_line(s: &str) -> String {
 
 /// Translate Python `re` syntax into the syntax both Rust engines read.
 #[must_use]
-pub fn translate(src: &str) -> String {
+pub(crate) fn translate(src: &str) -> String {
     let chars: Vec<char> = src.chars().collect();
     let mut out = String::with_capacity(src.len() + 8);
     let mut i = 0;

@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = 64;
 /// The literal requirement of `src`, if the scan finds one: every match contains at least one
 /// of the returned lowercase strings.
 #[must_use]
-pub fn required_literals(src: &str) -> Option<Vec<String>> {
+pub(crate) fn required_literals(src: &str) -> Option<Vec<String>> {
     let mut p = Scan {
         bytes: src.as_bytes(),
         i: 0,
@@ -378,7 +378,7 @@ fn repetition_len(s: &[u8]) -> Option<usize> {
 
 /// Is `s` (starting at `{`) a Python repetition `{m}`, `{m,}`, `{,n}` or `{m,n}`?
 #[must_use]
-pub fn is_repetition(s: &[char]) -> bool {
+pub(crate) fn is_repetition(s: &[char]) -> bool {
     let Some(end) = s.iter().position(|&c| c == '}') else {
         return false;
     };

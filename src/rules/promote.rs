@@ -24,7 +24,7 @@ use crate::window::{DAY_MS, absolute, iso};
 use crate::{Error, Exit, Result};
 
 /// Days a candidate's backtest window spans when its document does not say (derive's default).
-pub const DEFAULT_WINDOW_DAYS: i64 = 7;
+pub(crate) const DEFAULT_WINDOW_DAYS: i64 = 7;
 
 /// The order rule keys are written in.
 const KEY_ORDER: &[&str] = &[
@@ -34,7 +34,7 @@ const KEY_ORDER: &[&str] = &[
 
 /// What to promote, as `callus rules promote` was asked.
 #[derive(Debug, Clone)]
-pub struct Promotion {
+pub(crate) struct Promotion {
     /// The candidate id (from `callus derive`).
     pub id: String,
     /// The action to enforce (capped by the candidate's evidence tier).
@@ -62,7 +62,7 @@ struct Evidence {
 }
 
 /// `callus rules promote ID --action A --message M [--pattern RE]… [--unless RE]… [--into F]`.
-pub fn run(home: &Home, args: &Promotion) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &Promotion) -> Result<Exit> {
     let candidates_path = home.candidates_path();
     let text = std::fs::read_to_string(&candidates_path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -403,7 +403,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    crate::config::replace_file(path, bytes, crate::config::Durability::Synced)
+    crate::config::replace_file(path, bytes)
 }
 
 #[cfg(test)]

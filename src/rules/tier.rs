@@ -10,11 +10,11 @@ use serde::Serialize;
 use super::Action;
 
 /// Fewest attempts for any tier better than anecdotal.
-pub const MIN_ATTEMPTS: u64 = 5;
+pub(crate) const MIN_ATTEMPTS: u64 = 5;
 /// Failure rate at or above which evidence is deterministic.
-pub const DETERMINISTIC_AT: f64 = 0.95;
+pub(crate) const DETERMINISTIC_AT: f64 = 0.95;
 /// Failure rate at or above which evidence is reproducible.
-pub const REPRODUCIBLE_AT: f64 = 0.50;
+pub(crate) const REPRODUCIBLE_AT: f64 = 0.50;
 
 /// The five evidence tiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -90,13 +90,13 @@ impl Tier {
 
 /// The ceiling of a `meta.tier` label; unrecognised labels cap at monitor.
 #[must_use]
-pub fn ceiling_of(label: &str) -> Action {
+pub(crate) fn ceiling_of(label: &str) -> Action {
     Tier::parse(label).map_or(Action::Monitor, Tier::ceiling)
 }
 
 /// Classify `fails` out of `attempts` (spec §5.2). The rate is clamped to 1.0.
 #[must_use]
-pub fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f64>) {
+pub(crate) fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f64>) {
     if attempts == 0 {
         return (Tier::Unknown, None);
     }
@@ -118,7 +118,7 @@ pub fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f
 /// or null counts are 0, a numeric string is its number, anything else is `unknown`.
 /// `None` when the rule carries neither count (a hand-written rule).
 #[must_use]
-pub fn from_evidence(
+pub(crate) fn from_evidence(
     meta: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<(Tier, Option<f64>)> {
     if !meta.contains_key("attempt_count") && !meta.contains_key("fail_count") {
@@ -154,7 +154,7 @@ fn count(value: Option<&serde_json::Value>) -> Option<i64> {
 
 /// `"<one-liner> (<pct>% of <n> attempts)"`, with Python's round-half-even percentage.
 #[must_use]
-pub fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
+pub(crate) fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
     match rate {
         Some(rate) if attempts > 0 => format!(
             "{} ({}% of {attempts} attempts)",
@@ -167,7 +167,7 @@ pub fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
 
 /// Round to the nearest integer, ties to even (Python's `round`).
 #[must_use]
-pub fn round_half_even(x: f64) -> i64 {
+pub(crate) fn round_half_even(x: f64) -> i64 {
     let floor = x.floor();
     let diff = x - floor;
     let r = if (diff - 0.5).abs() < 1e-9 {

@@ -48,15 +48,15 @@ use crate::cli::ScopeCommand;
 use crate::config::Home;
 
 /// Exit code: allow, warn or escalate.
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: the run violated its declaration.
-pub const EXIT_VIOLATION: u8 = 2;
+pub(crate) const EXIT_VIOLATION: u8 = 2;
 /// Exit code: bad input (declaration, run id, or command line).
-pub const EXIT_BAD_INPUT: u8 = 3;
+pub(crate) const EXIT_BAD_INPUT: u8 = 3;
 
 /// Run a `callus scope` subcommand; returns the process exit code.
 #[must_use]
-pub fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
+pub(crate) fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
     let result = match cmd {
         ScopeCommand::Hook => return hook::run(),
         ScopeCommand::Declare(args) => commands::declare(args, home),
@@ -74,7 +74,10 @@ pub fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
 /// (2 for usage, 0 for `--help`/`--version`). `args` are the process arguments after the
 /// program name.
 #[must_use]
-pub fn usage_exit(err: &clap::Error, mut args: impl Iterator<Item = std::ffi::OsString>) -> u8 {
+pub(crate) fn usage_exit(
+    err: &clap::Error,
+    mut args: impl Iterator<Item = std::ffi::OsString>,
+) -> u8 {
     let code = u8::try_from(err.exit_code()).unwrap_or(2);
     if code != 0 && args.next().is_some_and(|a| a == "scope") {
         EXIT_BAD_INPUT

@@ -31,7 +31,7 @@ use super::declare::{Declaration, RootFrom};
 use super::fingerprint::Snapshot;
 use super::observation::Observation;
 use super::verdict::Verdict;
-use crate::config::{Durability, Home, replace_file};
+use crate::config::{Home, replace_file};
 use crate::{Error, Result};
 
 /// The environment variable naming the run the hook enforces.
@@ -113,11 +113,7 @@ impl Run {
 
     /// Store the declaration (the last step of `declare`).
     pub(crate) fn save_declaration(&self, decl: &Declaration) -> Result<()> {
-        replace_file(
-            &self.dir.join(DECLARATION),
-            &pretty(&decl.to_json()),
-            Durability::Synced,
-        )
+        replace_file(&self.dir.join(DECLARATION), &pretty(&decl.to_json()))
     }
 
     /// The stored baseline.
@@ -132,7 +128,7 @@ impl Run {
         let path = self.dir.join(BASELINE);
         let bytes =
             serde_json::to_vec(baseline).map_err(|e| Error::json(path.display().to_string(), e))?;
-        replace_file(&path, &bytes, Durability::Synced)
+        replace_file(&path, &bytes)
     }
 
     /// Append one observation (one compact JSON line; a single `write` so parallel hooks
@@ -176,7 +172,7 @@ impl Run {
         let path = self.dir.join(VERDICT);
         let value = serde_json::to_value(verdict)
             .map_err(|e| Error::json(path.display().to_string(), e))?;
-        replace_file(&path, &pretty(&value), Durability::Synced)
+        replace_file(&path, &pretty(&value))
     }
 
     /// The hook's bookkeeping (default when absent or unreadable).
@@ -191,7 +187,7 @@ impl Run {
     pub(crate) fn save_gate(&self, gate: &Gate) -> Result<()> {
         let value = serde_json::to_value(gate)
             .map_err(|e| Error::json(self.dir.join(GATE).display().to_string(), e))?;
-        replace_file(&self.dir.join(GATE), &pretty(&value), Durability::Synced)
+        replace_file(&self.dir.join(GATE), &pretty(&value))
     }
 }
 

@@ -25,7 +25,7 @@ pub fn write_targets(split: &Split) -> Vec<String> {
 
 /// The files one simple command may write.
 #[must_use]
-pub fn segment_writes(seg: &Segment) -> Vec<String> {
+pub(crate) fn segment_writes(seg: &Segment) -> Vec<String> {
     let mut out: Vec<String> = seg
         .redirects
         .iter()

@@ -72,13 +72,13 @@
 //! remote commands (`ssh host CMD`, `docker exec`), `$(<file)`, and `case` inside `$(…)` that
 //! is not in command position.
 
-mod effects;
+pub(crate) mod effects;
 mod expand;
 mod lexer;
 mod normalise;
 mod parse;
-pub mod program;
-mod quote;
+pub(crate) mod program;
+pub(crate) mod quote;
 mod shape;
 mod sink;
 mod token;
@@ -89,14 +89,15 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub use effects::{pipelines, segment_writes, write_targets};
+pub(crate) use effects::{pipelines, write_targets};
 pub(crate) use normalise::is_assignment;
-pub use quote::{quote, quote_word};
-pub use shape::{MULTIPLEXERS, shape};
+#[cfg(test)]
+pub(crate) use quote::quote;
+pub(crate) use shape::{MULTIPLEXERS, shape};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
 /// with [`Split::complete`] `false`; bounds recursion on hostile input.
-pub const MAX_DEPTH: u8 = 16;
+pub(crate) const MAX_DEPTH: u8 = 16;
 
 /// One simple command found in a shell string.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,7 +34,7 @@ fn single_quote_into(out: &mut String, w: &str) {
 
 /// Quotes one word for Bash: returned as is when it needs no quoting, else single-quoted.
 #[must_use]
-pub fn quote_word(w: &str) -> Cow<'_, str> {
+pub(crate) fn quote_word(w: &str) -> Cow<'_, str> {
     if !w.is_empty() && w.chars().all(is_safe) && !RESERVED.contains(&w) {
         return Cow::Borrowed(w);
     }

@@ -9,7 +9,7 @@
 use crate::shell::Segment;
 
 /// Programs whose first non-option argument is part of the shape (spec §6.4, in its order).
-pub const MULTIPLEXERS: &[&str] = &[
+pub(crate) const MULTIPLEXERS: &[&str] = &[
     "git",
     "npm",
     "pnpm",
@@ -35,7 +35,7 @@ pub const MULTIPLEXERS: &[&str] = &[
 
 /// The command shape of `segment`: `""` for a segment without a program.
 #[must_use]
-pub fn shape(segment: &Segment) -> String {
+pub(crate) fn shape(segment: &Segment) -> String {
     let mut words = segment.argv.iter();
     let Some(head) = words.next() else {
         return String::new();

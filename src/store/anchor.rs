@@ -28,11 +28,11 @@ use crate::config::Home;
 use crate::{Error, Result};
 
 /// The file under `$CALLUS_HOME` that lists the anchor files written.
-pub const REMEMBERED: &str = "anchors";
+pub(crate) const REMEMBERED: &str = "anchors";
 
 /// One anchor read back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Anchor {
+pub(crate) struct Anchor {
     /// The anchored record.
     pub seq: i64,
     /// Its hash (`GENESIS` for an empty chain).
@@ -43,7 +43,7 @@ pub struct Anchor {
 
 /// How the chain stands against its anchors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Standing {
+pub(crate) struct Standing {
     /// The anchor files (and team stores) consulted.
     pub sources: Vec<String>,
     /// The newest anchor of this store, if any.
@@ -65,7 +65,7 @@ fn store_name(db: &Path) -> String {
 }
 
 /// Append the head of the (verified) chain to `to`, and remember `to`.
-pub fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Result<Anchor> {
+pub(crate) fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Result<Anchor> {
     let parent = to
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -130,7 +130,7 @@ fn remember(home: &Home, file: &Path) -> Result<()> {
 
 /// The anchor files `anchor` has written for this home.
 #[must_use]
-pub fn remembered(home: &Home) -> Vec<PathBuf> {
+pub(crate) fn remembered(home: &Home) -> Vec<PathBuf> {
     std::fs::read_to_string(home.dir.join(REMEMBERED))
         .unwrap_or_default()
         .lines()
@@ -143,7 +143,7 @@ pub fn remembered(home: &Home) -> Vec<PathBuf> {
 /// The anchors of store `db` in `files`, and the files that could not be read (named, with
 /// the reason).
 #[must_use]
-pub fn from_files(db: &Path, files: &[PathBuf]) -> (Vec<Anchor>, Vec<String>) {
+pub(crate) fn from_files(db: &Path, files: &[PathBuf]) -> (Vec<Anchor>, Vec<String>) {
     let name = store_name(db);
     let mut anchors = Vec::new();
     let mut unreadable = Vec::new();
@@ -157,7 +157,7 @@ pub fn from_files(db: &Path, files: &[PathBuf]) -> (Vec<Anchor>, Vec<String>) {
 }
 
 /// Check the chain in `conn` (already verified on its own) against `anchors`.
-pub fn check(
+pub(crate) fn check(
     conn: &Connection,
     sources: Vec<String>,
     anchors: &[Anchor],

@@ -15,7 +15,7 @@ use crate::digest::sha256_hex;
 use crate::{Error, Result};
 
 /// The `prev` of the first record.
-pub const GENESIS: &str = "GENESIS";
+pub(crate) const GENESIS: &str = "GENESIS";
 
 /// One fired rule as the chain records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,10 +71,10 @@ pub struct AuditRecord {
 }
 
 /// Longest message kept in a verdict, in characters.
-pub const MESSAGE_CHARS: usize = 200;
+pub(crate) const MESSAGE_CHARS: usize = 200;
 
 /// The reason of a verdict caused by an internal error.
-pub const INTERNAL_ERROR: &str = "callus:internal_error";
+pub(crate) const INTERNAL_ERROR: &str = "callus:internal_error";
 
 /// An ACS / agent-hooks verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ impl AuditRecord {
 
 /// A record as stored, with its chain position.
 #[derive(Debug, Clone, Serialize)]
-pub struct Stored {
+pub(crate) struct Stored {
     /// Position in the chain, from 1.
     pub seq: i64,
     /// The record.
@@ -180,7 +180,7 @@ pub fn chain_hash(prev: &str, canonical: &str) -> String {
 
 /// The result of walking the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Verification {
+pub(crate) struct Verification {
     /// Records checked.
     pub records: i64,
     /// The first bad record and what is wrong with it.
@@ -191,7 +191,7 @@ pub struct Verification {
 
 /// Walk the whole chain. `expect_head` (`SEQ:HASH`) additionally requires that record to
 /// carry that hash.
-pub fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verification> {
+pub(crate) fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Verification> {
     let mut stmt = conn
         .prepare(
             "SELECT seq, tool_use_id, session_id, record, prev, hash, ts_ms FROM audit ORDER BY seq",
@@ -281,7 +281,7 @@ fn parse_anchor(s: &str) -> Result<(i64, String)> {
 }
 
 /// The newest `n` records, oldest first.
-pub fn tail(conn: &Connection, n: usize) -> Result<Vec<Stored>> {
+pub(crate) fn tail(conn: &Connection, n: usize) -> Result<Vec<Stored>> {
     let mut out = read(
         conn,
         "SELECT seq, record, prev, hash FROM audit ORDER BY seq DESC LIMIT ?1",
@@ -292,7 +292,7 @@ pub fn tail(conn: &Connection, n: usize) -> Result<Vec<Stored>> {
 }
 
 /// Every record from `from_seq` on, oldest first.
-pub fn since(conn: &Connection, from_seq: i64) -> Result<Vec<Stored>> {
+pub(crate) fn since(conn: &Connection, from_seq: i64) -> Result<Vec<Stored>> {
     read(
         conn,
         "SELECT seq, record, prev, hash FROM audit WHERE seq >= ?1 ORDER BY seq",

@@ -17,7 +17,7 @@ use crate::{Error, Result};
 
 /// One fired rule as a lenient reader sees it.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct LooseFired {
+pub(crate) struct LooseFired {
     /// Rule id (`None` when absent, empty or not a string).
     #[serde(default, deserialize_with = "lenient_str")]
     pub id: Option<String>,
@@ -29,7 +29,7 @@ pub struct LooseFired {
 /// An audit record as a lenient reader sees it: the fields the look-back stages use, each
 /// `None` (or empty) when absent or of the wrong type.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct LooseRecord {
+pub(crate) struct LooseRecord {
     /// `decision` or `error`.
     #[serde(default, deserialize_with = "lenient_str")]
     pub kind: Option<String>,
@@ -66,7 +66,10 @@ fn lenient_fired<'de, D: Deserializer<'de>>(
 
 /// Visit every record in chain order: `Some` for a JSON object, `None` for a record that is
 /// not one (corrupt).
-pub fn for_each_loose(conn: &Connection, mut visit: impl FnMut(Option<LooseRecord>)) -> Result<()> {
+pub(crate) fn for_each_loose(
+    conn: &Connection,
+    mut visit: impl FnMut(Option<LooseRecord>),
+) -> Result<()> {
     let err = |e| Error::sql("read audit chain", e);
     let mut stmt = conn
         .prepare("SELECT record FROM audit ORDER BY seq")
@@ -85,7 +88,7 @@ pub fn for_each_loose(conn: &Connection, mut visit: impl FnMut(Option<LooseRecor
 
 /// Decision records dated in `[since_ms, until_ms)`, counted per decision
 /// (`allow`, `nudge`, `deny`, `block`).
-pub fn decision_counts(
+pub(crate) fn decision_counts(
     conn: &Connection,
     since_ms: i64,
     until_ms: i64,
@@ -111,7 +114,7 @@ pub fn decision_counts(
 }
 
 /// The latest firing time (unix ms) of each rule id in the chain.
-pub fn last_firings(conn: &Connection) -> Result<HashMap<String, i64>> {
+pub(crate) fn last_firings(conn: &Connection) -> Result<HashMap<String, i64>> {
     let err = |e| Error::sql("read last firings", e);
     let mut stmt = conn
         .prepare(
@@ -136,7 +139,10 @@ pub fn last_firings(conn: &Connection) -> Result<HashMap<String, i64>> {
 }
 
 /// The newest audit record of `host` that names a session: (session id, unix ms).
-pub fn latest_for_host(conn: &Connection, host: &str) -> rusqlite::Result<Option<(String, i64)>> {
+pub(crate) fn latest_for_host(
+    conn: &Connection,
+    host: &str,
+) -> rusqlite::Result<Option<(String, i64)>> {
     conn.query_row(
         "SELECT session_id, ts_ms FROM audit
          WHERE session_id IS NOT NULL AND json_extract(record, '$.host') = ?1
@@ -150,7 +156,7 @@ pub fn latest_for_host(conn: &Connection, host: &str) -> rusqlite::Result<Option
 /// In `host`'s latest guarded session: how many allow/nudge decisions older than
 /// `before_ms` there are on calls with an id, and how many of those calls the recorder
 /// never stored — (session id, decisions, unrecorded).
-pub fn unrecorded_outcomes(
+pub(crate) fn unrecorded_outcomes(
     conn: &Connection,
     host: &str,
     before_ms: i64,
@@ -177,7 +183,7 @@ pub fn unrecorded_outcomes(
 
 /// The SQL condition "`tool_calls.tool_use_id` is a call of session `?1` that the guard
 /// denied or blocked for real (not a dry run)", for the recorder's sweep of pending calls.
-pub const REFUSED_IN_SESSION: &str = "tool_use_id IN (
+pub(crate) const REFUSED_IN_SESSION: &str = "tool_use_id IN (
          SELECT tool_use_id FROM audit
          WHERE session_id = ?1 AND tool_use_id IS NOT NULL
            AND json_extract(record, '$.decision') IN ('deny', 'block')

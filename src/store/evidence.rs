@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 /// Where a reading command takes its evidence from.
 #[derive(Debug)]
-pub enum Evidence {
+pub(crate) enum Evidence {
     /// A local `SQLite` store (the home's, `$CALLUS_DB`, or a `--db` path).
     Local(PathBuf),
     /// A temporary copy of the team's store.
     Team {
         /// Holds the directory (and the store in it) until the evidence is dropped.
-        dir: tempfile::TempDir,
+        _dir: tempfile::TempDir,
         /// The temporary store.
         path: PathBuf,
         /// The URL it came from, without its password.
@@ -26,7 +26,7 @@ pub enum Evidence {
 impl Evidence {
     /// The `SQLite` store to open.
     #[must_use]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Evidence::Local(path) | Evidence::Team { path, .. } => path,
         }
@@ -34,7 +34,7 @@ impl Evidence {
 
     /// How messages name the store: its path, or the team URL.
     #[must_use]
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             Evidence::Local(path) => path.display().to_string(),
             Evidence::Team { url, .. } => url.clone(),

@@ -10,7 +10,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::{Error, Result};
 
 /// The embedded migrations, in order. Never edit one that has shipped: add a new file.
-pub const MIGRATIONS: &[(&str, &str)] = &[
+pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0001_initial",
         include_str!("../../migrations/0001_initial.sql"),
@@ -34,13 +34,13 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 ];
 
 /// The schema version the store is at.
-pub fn current_version(conn: &Connection) -> Result<i64> {
+pub(crate) fn current_version(conn: &Connection) -> Result<i64> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(|e| Error::sql("read user_version", e))
 }
 
 /// Apply every migration the store has not seen yet.
-pub fn migrate(conn: &Connection) -> Result<()> {
+pub(crate) fn migrate(conn: &Connection) -> Result<()> {
     let target = MIGRATIONS.len() as i64;
     if current_version(conn)? == target {
         return Ok(());

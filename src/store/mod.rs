@@ -12,10 +12,10 @@
 //! Writers therefore call [`trim_wal`] after committing, which truncates the WAL once it
 //! passes [`WAL_TRIM_BYTES`].
 
-pub mod anchor;
-pub mod audit;
-pub mod audit_query;
-pub mod evidence;
+pub(crate) mod anchor;
+pub(crate) mod audit;
+pub(crate) mod audit_query;
+pub(crate) mod evidence;
 mod migrate;
 
 use std::path::Path;
@@ -26,15 +26,15 @@ use rusqlite::config::DbConfig;
 
 use crate::{Error, Result};
 
-pub use migrate::{MIGRATIONS, current_version, migrate};
+pub(crate) use migrate::{MIGRATIONS, current_version, migrate};
 
 /// How long a writer waits for another to finish before giving up.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a hook (`callus record`, `callus guard`) waits for a busy store: past it the
 /// recorder spools the event (`record::spool`) and the guard's audit append is an internal
 /// error under the fail policy, so neither keeps the agent waiting on another process.
-pub const HOOK_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const HOOK_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Open (creating if needed) the store at `path` and bring its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
@@ -42,7 +42,7 @@ pub fn open(path: &Path) -> Result<Connection> {
 }
 
 /// [`open`] for a hook: waits at most [`HOOK_BUSY_TIMEOUT`] for a busy store.
-pub fn open_for_hook(path: &Path) -> Result<Connection> {
+pub(crate) fn open_for_hook(path: &Path) -> Result<Connection> {
     open_waiting(path, HOOK_BUSY_TIMEOUT)
 }
 
@@ -62,7 +62,7 @@ fn open_waiting(path: &Path, busy: Duration) -> Result<Connection> {
 }
 
 /// Open an existing store without creating it; `Ok(None)` when there is no store file.
-pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
+pub(crate) fn open_existing(path: &Path) -> Result<Option<Connection>> {
     if !path.exists() {
         return Ok(None);
     }
@@ -70,7 +70,8 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
 }
 
 /// An in-memory store with the full schema (tests).
-pub fn open_in_memory() -> Result<Connection> {
+#[cfg(test)]
+pub(crate) fn open_in_memory() -> Result<Connection> {
     let conn = Connection::open_in_memory().map_err(|e| Error::sql("open in memory", e))?;
     configure(&conn, BUSY_TIMEOUT)?;
     migrate(&conn)?;
@@ -139,7 +140,7 @@ fn create_private_file(path: &Path) -> Result<()> {
 }
 
 /// WAL size past which [`trim_wal`] empties it (about 60 frames of 4 KiB).
-pub const WAL_TRIM_BYTES: u64 = 256 * 1024;
+pub(crate) const WAL_TRIM_BYTES: u64 = 256 * 1024;
 
 /// Keep the WAL short for the next short-lived process; call after committing.
 ///
@@ -150,7 +151,7 @@ pub const WAL_TRIM_BYTES: u64 = 256 * 1024;
 /// Once the WAL is past [`WAL_TRIM_BYTES`], this checkpoints it in `TRUNCATE` mode, which
 /// empties the file. It never waits: when another connection is busy it leaves the work to
 /// the next writer.
-pub fn trim_wal(conn: &Connection, db_path: &Path) -> Result<()> {
+pub(crate) fn trim_wal(conn: &Connection, db_path: &Path) -> Result<()> {
     let mut wal = db_path.as_os_str().to_owned();
     wal.push("-wal");
     if std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_TRIM_BYTES) {
@@ -172,7 +173,7 @@ pub fn trim_wal(conn: &Connection, db_path: &Path) -> Result<()> {
 
 /// Current time as Unix milliseconds (UTC).
 #[must_use]
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 

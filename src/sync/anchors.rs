@@ -13,7 +13,7 @@ use crate::{Error, Result};
 
 /// Every record of `origin`'s chain (default `user@hostname`, as `sync push` names it) that
 /// the team store at `url` holds, as anchors.
-pub fn team_anchors(url: &PgUrl, origin: Option<&str>) -> Result<Vec<Anchor>> {
+pub(crate) fn team_anchors(url: &PgUrl, origin: Option<&str>) -> Result<Vec<Anchor>> {
     let origin = super::origin::resolve(origin)?;
     let quoted = origin.replace('\'', "''");
     let out = psql::run(url, "read anchors", |w| {

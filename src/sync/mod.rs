@@ -15,14 +15,14 @@
 //! - `push`: `callus sync push`.
 //! - `pull`: the team's rows as a temporary store.
 
-pub mod anchors;
+pub(crate) mod anchors;
 mod copy_text;
 mod origin;
 mod psql;
-pub mod pull;
-pub mod push;
+pub(crate) mod pull;
+pub(crate) mod push;
 mod schema;
-pub mod target;
+pub(crate) mod target;
 
 use crate::cli::SyncCommand;
 use crate::config::Home;
@@ -31,18 +31,18 @@ use crate::{Exit, Result};
 use target::Target;
 
 /// `callus sync …`.
-pub fn run(home: &Home, cmd: &SyncCommand) -> Result<Exit> {
+pub(crate) fn run(home: &Home, cmd: &SyncCommand) -> Result<Exit> {
     match cmd {
         SyncCommand::Push(args) => push::run(home, args),
     }
 }
 
-pub use crate::store::evidence::Evidence;
+pub(crate) use crate::store::evidence::Evidence;
 
 /// Resolve a reading command's `--db`: none → the home's store; a path → that file; a
 /// `postgres://` URL → the team's rows, copied into a temporary store (announced on stderr,
 /// one line, so the output is never mistaken for this machine's alone).
-pub fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
+pub(crate) fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
     match db.map(Target::parse) {
         None => Ok(Evidence::Local(home.db_path())),
         Some(Target::Sqlite(path)) => Ok(Evidence::Local(path)),
@@ -58,7 +58,7 @@ pub fn evidence(db: Option<&str>, home: &Home) -> Result<Evidence> {
             );
             let (dir, path) = copy.into_parts();
             Ok(Evidence::Team {
-                dir,
+                _dir: dir,
                 path,
                 url: url.shown(),
             })

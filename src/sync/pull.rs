@@ -27,14 +27,14 @@ use super::target::PgUrl;
 use crate::{Error, Result};
 
 /// The `prev` of every merged audit row: not a hash, so no chain walk can accept it.
-pub const MERGED_PREV: &str = "team-merged: not a chain";
+pub(crate) const MERGED_PREV: &str = "team-merged: not a chain";
 
 /// What `psql` prints when the team store has no callus schema.
 const NO_SCHEMA: &str = "callus:no-team-store";
 
 /// A temporary local copy of the team's evidence.
 #[derive(Debug)]
-pub struct TeamCopy {
+pub(crate) struct TeamCopy {
     /// Holds the directory (and the store in it) until the copy is dropped.
     dir: tempfile::TempDir,
     path: PathBuf,
@@ -47,21 +47,15 @@ pub struct TeamCopy {
 }
 
 impl TeamCopy {
-    /// The temporary store.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The directory that holds the copy (deleted when dropped) and the store's path.
     #[must_use]
-    pub fn into_parts(self) -> (tempfile::TempDir, PathBuf) {
+    pub(crate) fn into_parts(self) -> (tempfile::TempDir, PathBuf) {
         (self.dir, self.path)
     }
 }
 
 /// Copy the team's evidence at `url` into a fresh temporary store.
-pub fn pull(url: &PgUrl) -> Result<TeamCopy> {
+pub(crate) fn pull(url: &PgUrl) -> Result<TeamCopy> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("callus-team-");
     #[cfg(unix)]

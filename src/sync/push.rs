@@ -27,7 +27,7 @@ use crate::{Error, Exit, Result};
 
 /// What happened to one table's rows.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Rows in the local store (all sent).
     pub local: u64,
     /// Rows the team store did not have.
@@ -40,7 +40,7 @@ pub struct Counts {
 
 /// The result of one push.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The team database (no password).
     pub db: String,
     /// The origin the rows were pushed as.
@@ -54,7 +54,7 @@ pub struct Summary {
 }
 
 /// `callus sync push --db URL [--origin NAME] [--json]`.
-pub fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
     let url = match Target::parse(&args.db) {
         Target::Postgres(url) => url,
         Target::Sqlite(_) => {

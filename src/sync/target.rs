@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// A parsed `--db` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// An `SQLite` store at this path.
     Sqlite(PathBuf),
     /// The team's `PostgreSQL`.
@@ -24,7 +24,7 @@ pub enum Target {
 impl Target {
     /// Classify a `--db` value: a `postgres://`/`postgresql://` URL, else a file path.
     #[must_use]
-    pub fn parse(db: &str) -> Self {
+    pub(crate) fn parse(db: &str) -> Self {
         match PgUrl::parse(db) {
             Some(url) => Target::Postgres(url),
             None => Target::Sqlite(PathBuf::from(db)),
@@ -34,7 +34,7 @@ impl Target {
 
 /// A `PostgreSQL` URL split into the part that may be shown and the password.
 #[derive(Clone, PartialEq, Eq)]
-pub struct PgUrl {
+pub(crate) struct PgUrl {
     conninfo: String,
     password: Option<String>,
 }
@@ -54,7 +54,7 @@ impl std::fmt::Debug for PgUrl {
 impl PgUrl {
     /// Parse a URL with a `postgres://` or `postgresql://` scheme; `None` for anything else.
     #[must_use]
-    pub fn parse(url: &str) -> Option<Self> {
+    pub(crate) fn parse(url: &str) -> Option<Self> {
         let url = url.trim();
         let (scheme, rest) = url.split_once("://")?;
         if !(scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql")) {
@@ -108,13 +108,13 @@ impl PgUrl {
 
     /// The URL without its password: `psql`'s `-d` argument.
     #[must_use]
-    pub fn conninfo(&self) -> &str {
+    pub(crate) fn conninfo(&self) -> &str {
         &self.conninfo
     }
 
     /// The URL as messages show it (no password, and redacted like stored text).
     #[must_use]
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         crate::redact::redact(&self.conninfo).into_owned()
     }
 
@@ -122,7 +122,7 @@ impl PgUrl {
     /// `--db` value as given): `/proc/PID/cmdline` is readable by every local user, so `ps`
     /// shows it for as long as the push runs. From the environment (`CALLUS_SYNC_DB`) or
     /// without a password (libpq then reads `PGPASSWORD` or `~/.pgpass`) it is fine.
-    pub fn refuse_password_on_command_line(&self, raw: &str) -> crate::Result<()> {
+    pub(crate) fn refuse_password_on_command_line(&self, raw: &str) -> crate::Result<()> {
         let raw = raw.trim();
         let on_argv = || {
             std::env::args_os().skip(1).any(|a| {
@@ -144,7 +144,7 @@ impl PgUrl {
 
     /// The password the URL carried, if any (for `PGPASSWORD`).
     #[must_use]
-    pub fn password(&self) -> Option<&str> {
+    pub(crate) fn password(&self) -> Option<&str> {
         self.password.as_deref()
     }
 }

@@ -57,14 +57,14 @@ impl Row {
 
 /// Insert `rows` into the store at `env`'s home.
 pub(crate) fn insert(env: &Env, rows: &[Row]) {
-    let mut conn = callus::store::open(&env.db()).expect("open store");
+    let mut conn = callus::testing::open_store(&env.db()).expect("open store");
     let tx = conn.transaction().unwrap();
     let base: i64 = tx
         .query_row("SELECT count(*) FROM tool_calls", [], |r| r.get(0))
         .unwrap();
     for (i, r) in rows.iter().enumerate() {
-        let command = callus::redact::redact(&r.command).into_owned();
-        let error = callus::redact::redact(&r.error).into_owned();
+        let command = callus::testing::redact(&r.command).into_owned();
+        let error = callus::testing::redact(&r.error).into_owned();
         let failed = r.status == "failure";
         tx.execute(
             "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
@@ -187,11 +187,11 @@ pub(crate) fn derive_json(env: &Env, args: &[&str]) -> Value {
 /// Does the candidate `rule` fire on Bash `command` (the real matcher)?
 pub(crate) fn fires(rule: &Value, command: &str) -> bool {
     let doc = serde_json::json!({"rules": [rule]});
-    let parsed = callus::rules::document_from_value("test", &doc).unwrap();
+    let parsed = callus::testing::document_from_value("test", &doc).unwrap();
     let input = serde_json::json!({"command": command});
     let tool = rule["tool"].as_str().unwrap().replace('*', "x");
     parsed.rules[0]
-        .fires(&callus::rules::Subject::new(&tool, &input))
+        .fires(&callus::testing::Subject::new(&tool, &input))
         .unwrap()
         .is_some()
 }

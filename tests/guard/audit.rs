@@ -223,8 +223,8 @@ fn secrets_never_reach_the_store() {
     let key: Vec<u8> = (0..32)
         .map(|i| u8::from_str_radix(&key.trim()[2 * i..2 * i + 2], 16).unwrap())
         .collect();
-    let redacted = callus::redact::redact(&command);
-    let want = hex(&callus::digest::hmac_sha256(&key, redacted.as_bytes()));
+    let redacted = callus::testing::redact(&command);
+    let want = hex(&callus::testing::hmac_sha256(&key, redacted.as_bytes()));
     assert_eq!(r["command_sha256"], want);
     assert_ne!(
         r["command_sha256"],
@@ -375,13 +375,13 @@ fn rewrite_with_recomputed_hashes(env: &Env, seq: i64) {
         if s < seq {
             continue;
         }
-        let mut rec: callus::store::audit::AuditRecord = serde_json::from_str(&record).unwrap();
+        let mut rec: callus::testing::AuditRecord = serde_json::from_str(&record).unwrap();
         if s == seq {
             rec.command_preview = Some("echo harmless".into());
             prev = stored_prev;
         }
         let text = rec.canonical();
-        let hash = callus::store::audit::chain_hash(&prev, &text);
+        let hash = callus::testing::chain_hash(&prev, &text);
         conn.execute(
             "UPDATE audit SET record = ?2, prev = ?3, hash = ?4 WHERE seq = ?1",
             rusqlite::params![s, text, prev, hash],

@@ -1,10 +1,10 @@
 //! Generated histories: tool calls inserted into the store directly, audit records appended
-//! through the real chain (`callus::store::audit::append`).
+//! through the real chain (`callus::testing::append`).
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, params};
 
-use callus::store::audit::{AuditFired, AuditRecord, append};
+use callus::testing::{AuditFired, AuditRecord, append};
 
 use crate::common::Env;
 
@@ -32,7 +32,7 @@ pub(crate) fn midnight_days_ago(days: i64) -> DateTime<Utc> {
 impl History {
     pub(crate) fn open(env: &Env) -> Self {
         History {
-            conn: callus::store::open(&env.db()).expect("open store"),
+            conn: callus::testing::open_store(&env.db()).expect("open store"),
             next: 0,
         }
     }
@@ -144,7 +144,7 @@ impl History {
             command_sha256: None,
             command_preview: None,
             error: None,
-            acs: callus::store::audit::AcsVerdict {
+            acs: callus::testing::AcsVerdict {
                 decision: "allow".into(),
                 reason: None,
                 message: None,
@@ -165,7 +165,7 @@ impl History {
                 )
                 .expect("read audit head");
             let canonical = record.canonical();
-            let hash = callus::store::audit::chain_hash(&prev, &canonical);
+            let hash = callus::testing::chain_hash(&prev, &canonical);
             self.conn
                 .execute(
                     "INSERT INTO audit (seq, ts_ms, tool_use_id, session_id, record, prev, hash) VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6)",

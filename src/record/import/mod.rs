@@ -43,7 +43,7 @@ const LISTED_CORRUPT: usize = 20;
 
 /// What `callus record import` was asked to read.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     /// Files or directories (searched recursively).
     pub paths: Vec<PathBuf>,
     /// The format to read every file as; `None` detects each file's.
@@ -54,7 +54,7 @@ pub struct Request {
 
 /// A history file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Claude Code session transcript.
     Claude,
     /// Codex rollout.
@@ -92,7 +92,7 @@ struct Totals {
 }
 
 /// `callus record import`.
-pub fn run(home: &Home, args: &Request) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     let files = collect(&args.paths)?;
     let db = home.db_path();
     let conn = crate::store::open(&db)?;
