@@ -273,6 +273,9 @@ mod tests {
             Some(3)
         );
         assert_eq!(stated_exit_code("Process exited with code -1\n"), Some(-1));
+        // The number ends at the first character that cannot continue it; a sign only leads.
+        assert_eq!(stated_exit_code("Process exited with code 3-4"), Some(3));
+        assert_eq!(stated_exit_code("Process exited with code x"), None);
         assert_eq!(
             stated_exit_code("Exit code: 0\nWall time: 0 seconds"),
             Some(0)

@@ -247,6 +247,9 @@ mod tests {
         assert_eq!(round_half_even(13.5), 14);
         assert_eq!(round_half_even(12.7), 13);
         assert_eq!(round_half_even(13.2), 13);
+        // Whole numbers are not ties, odd or even.
+        assert_eq!(round_half_even(13.0), 13);
+        assert_eq!(round_half_even(60.0), 60);
     }
 
     #[test]

@@ -398,6 +398,24 @@ mod tests {
     }
 
     #[test]
+    fn the_hash_is_sha256_of_prev_then_record() {
+        assert_eq!(
+            chain_hash(GENESIS, r#"{"a":1}"#),
+            "5147935b1f466425bde7fb5ddc845c90a94c7619d6c1108f45546dcedc064737"
+        );
+        let conn = chain(2);
+        let (prev, text, hash): (String, String, String) = conn
+            .query_row(
+                "SELECT prev, record, hash FROM audit WHERE seq = 2",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(text, rec(1).canonical());
+        assert_eq!(hash, sha256_hex(format!("{prev}{text}").as_bytes()));
+    }
+
+    #[test]
     fn a_rehashed_record_must_still_be_canonical() {
         let conn = chain(3);
         let text: String = conn
