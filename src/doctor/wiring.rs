@@ -36,7 +36,7 @@ pub fn check(report: &mut Report) -> Vec<Wired> {
                 continue;
             }
             present = true;
-            let doc = match Doc::load(&target.path) {
+            let doc = match crate::install::versioned::load(host, &target.path) {
                 Ok(d) => d,
                 Err(e) => {
                     report.add("wiring", Status::Fail, format!("{}: {e}", target.label()));

@@ -62,14 +62,18 @@ impl Context {
 
 /// What the guard concluded before any output.
 struct Outcome {
+    /// Whose shape the answer is written in (an unreadable payload: `CALLUS_HOST` or the
+    /// environment's markers decide, else Claude Code's).
+    host: Host,
     response: Response,
     /// The first internal error, if any (stderr note, or the fail-closed reason).
     error: Option<String>,
 }
 
 impl Outcome {
-    fn silent() -> Self {
+    fn silent(host: Host) -> Self {
         Outcome {
+            host,
             response: Response::Silent,
             error: None,
         }
@@ -93,6 +97,7 @@ pub fn run() -> u8 {
         // Recording must not turn one panic into an escaped second one.
         let _ = guarded(|| record_error(&ctx, None, &msg));
         Outcome {
+            host: unknown_host(),
             response: Response::Silent,
             error: Some(msg),
         }
@@ -124,7 +129,19 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
             FailPolicy::Closed => response = Response::Block(fail_closed_text(error)),
         }
     }
-    hook::emit(&response, &mut std::io::stdout().lock(), &mut err)
+    crate::host::emit_for(
+        outcome.host,
+        &response,
+        &mut std::io::stdout().lock(),
+        &mut err,
+    )
+}
+
+/// The host of a payload that could not be read: only the environment can say.
+fn unknown_host() -> Host {
+    crate::host::detect(&serde_json::Map::new(), |k| {
+        std::env::var_os(k).is_some_and(|v| !v.is_empty())
+    })
 }
 
 fn fail_closed_text(error: &str) -> String {
@@ -146,6 +163,7 @@ fn decide_stdin(ctx: &Context) -> Outcome {
             let msg = e.to_string();
             record_error(ctx, None, &msg);
             return Outcome {
+                host: unknown_host(),
                 response: Response::Silent,
                 error: Some(msg),
             };
@@ -158,10 +176,11 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only PreToolUse is decided (an absent event name is treated as one, as callusguard's
     // fixtures send none); other events wired here by mistake get no opinion.
     if !event.event.is_empty() && event.kind() != Event::PreToolUse {
-        return Outcome::silent();
+        return Outcome::silent(event.host);
     }
     if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
         return Outcome {
+            host: event.host,
             response: Response::Block(format!(
                 "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
                 event.session_id
@@ -208,7 +227,11 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // The process ends right after this answer: freeing every rule, pattern and string one
     // by one would cost as much as a fifth of a quiet call with a large ruleset.
     std::mem::forget(rules);
-    Outcome { response, error }
+    Outcome {
+        host: event.host,
+        response,
+        error,
+    }
 }
 
 fn decision_record(

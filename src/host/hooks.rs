@@ -82,3 +82,42 @@ pub(crate) const CODEX_HOOKS: &[HookSpec] = &[
     spec("SubagentStart", Role::Record),
     spec("SubagentStop", Role::Record),
 ];
+
+/// The tools the guard screens on Gemini CLI (its matcher is a regex on the tool name; MCP
+/// tools are `mcp__<server>__<tool>`).
+pub const GEMINI_GUARD_MATCHER: &str = "run_shell_command|write_file|replace|mcp__.*";
+
+// Gemini CLI has no async handlers and one post event (`AfterTool`, failures included:
+// `tool_response.error`). `AfterAgent` ends a turn.
+pub(crate) const GEMINI_HOOKS: &[HookSpec] = &[
+    HookSpec {
+        matcher: Some(GEMINI_GUARD_MATCHER),
+        ..spec("BeforeTool", Role::Guard)
+    },
+    spec("AfterTool", Role::Record),
+    spec("SessionStart", Role::Record),
+    spec("SessionEnd", Role::Record),
+    spec("AfterAgent", Role::Record),
+];
+
+// Cursor: the generic tool events (every tool; `permission` decides), no matcher.
+pub(crate) const CURSOR_HOOKS: &[HookSpec] = &[
+    spec("preToolUse", Role::Guard),
+    spec("postToolUse", Role::Record),
+    spec("postToolUseFailure", Role::Record),
+    spec("sessionStart", Role::Record),
+    spec("sessionEnd", Role::Record),
+    spec("stop", Role::Record),
+    spec("subagentStop", Role::Record),
+];
+
+// Copilot CLI: camelCase events, every tool.
+pub(crate) const COPILOT_HOOKS: &[HookSpec] = &[
+    spec("preToolUse", Role::Guard),
+    spec("postToolUse", Role::Record),
+    spec("postToolUseFailure", Role::Record),
+    spec("sessionStart", Role::Record),
+    spec("sessionEnd", Role::Record),
+    spec("agentStop", Role::Record),
+    spec("subagentStop", Role::Record),
+];
