@@ -62,6 +62,12 @@ pub(crate) const CLAUDE_HOOKS: &[HookSpec] = &[
         is_async: true,
         ..spec("PostToolUseFailure", Role::Record)
     },
+    // Claude Code 2.1.89+: a call its auto mode refused; recorded as `denied`. In the
+    // background: callus never asks for `retry`.
+    HookSpec {
+        is_async: true,
+        ..spec("PermissionDenied", Role::Record)
+    },
     spec("SessionStart", Role::Record),
     spec("SessionEnd", Role::Record),
     spec("Stop", Role::Record),
