@@ -202,6 +202,8 @@ pub enum ImportFormat {
     Claude,
     /// Codex rollout file (`~/.codex/sessions/**/rollout-*.jsonl`).
     Codex,
+    /// Gemini CLI session log (`~/.gemini/tmp/*/chats/session-*.jsonl`).
+    Gemini,
     /// callusguard JSONL trace (`ts, tool_name, tool_input, status, error`).
     Trace,
 }

@@ -527,3 +527,63 @@ fn doctor_reports_each_host_wired_and_its_client_version() {
         "{v:#}"
     );
 }
+
+/// A Gemini CLI 0.61.0 session log as `ChatRecordingService` appends it: metadata, a user
+/// message, a `gemini` message re-appended as its tool calls complete.
+const GEMINI_LOG: &str = r#"{"sessionId":"gem-123","projectHash":"abc","startTime":"2026-12-01T20:00:00.000Z","lastUpdated":"2026-12-01T20:00:00.000Z","kind":"main"}
+{"id":"m1","timestamp":"2026-12-01T20:00:01.000Z","type":"user","content":[{"text":"run the tests"}]}
+{"id":"m2","timestamp":"2026-12-01T20:00:02.000Z","type":"gemini","content":"","toolCalls":[{"id":"t1","name":"run_shell_command","args":{"command":"make test"},"status":"executing","timestamp":"2026-12-01T20:00:02.000Z"}]}
+{"id":"m2","timestamp":"2026-12-01T20:00:02.000Z","type":"gemini","content":"","toolCalls":[{"id":"t1","name":"run_shell_command","args":{"command":"make test"},"result":[{"functionResponse":{"id":"t1","name":"run_shell_command","response":{"output":"Output: FAIL\nExit Code: 2"}}}],"status":"success","timestamp":"2026-12-01T20:00:05.000Z"},{"id":"t2","name":"read_file","args":{"file_path":"a.rs"},"result":[{"functionResponse":{"id":"t2","name":"read_file","response":{"output":"fn main() {}"}}}],"status":"success","timestamp":"2026-12-01T20:00:06.000Z"}]}
+{"$set":{"lastUpdated":"2026-12-01T20:00:06.000Z"}}
+"#;
+
+/// `(tool_use_id, tool, status, exit_code, session_id)`.
+type ImportedRow = (String, String, String, Option<i64>, Option<String>);
+
+#[test]
+fn record_import_reads_a_gemini_session_log() {
+    let env = Env::new();
+    let log = env.write_home(
+        "gemini/tmp/abc/chats/session-2026-12-01T20-00-gem-123.jsonl",
+        GEMINI_LOG,
+    );
+    let dir = log.parent().unwrap().to_str().unwrap().to_string();
+    for _ in 0..2 {
+        let o = env.run(&["record", "import", &dir, "--json"], b"");
+        ok(&o);
+    }
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let rows: Vec<ImportedRow> = conn
+        .prepare("SELECT tool_use_id, tool, status, exit_code, session_id FROM tool_calls ORDER BY tool_use_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "t1".into(),
+                "Bash".into(),
+                "failure".into(),
+                Some(2),
+                Some("gem-123".into())
+            ),
+            (
+                "t2".into(),
+                "Read".into(),
+                "success".into(),
+                None,
+                Some("gem-123".into())
+            ),
+        ],
+        "the last copy of a message wins; imported twice, stored once"
+    );
+    let host: String = conn
+        .query_row("SELECT host FROM sessions WHERE id = 'gem-123'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(host, "gemini-cli");
+}
