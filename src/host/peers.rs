@@ -46,6 +46,24 @@ fn copilot_home() -> PathBuf {
         .map_or_else(|| user_home().join(".copilot"), PathBuf::from)
 }
 
+/// The session id of a Gemini CLI chat log (`chats/session-<time>-<id8>.jsonl`): the name
+/// holds 8 characters of it, the first line (the metadata) the whole.
+fn gemini_session_of_log(path: &std::path::Path) -> Option<String> {
+    use std::io::{BufRead as _, Read as _};
+    let name = path.file_name()?.to_str()?;
+    if !name.starts_with("session-") || path.extension()? != "jsonl" {
+        return None;
+    }
+    let mut first = String::new();
+    std::io::BufReader::new(std::fs::File::open(path).ok()?.take(64 * 1024))
+        .read_line(&mut first)
+        .ok()?;
+    let meta: Value = serde_json::from_str(&first).ok()?;
+    meta.get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// Neither Claude Code's nor Codex's turn marker.
 fn no_turn_marker(raw: &Map<String, Value>) -> bool {
     !raw.contains_key("prompt_id") && !raw.contains_key("turn_id")
@@ -136,7 +154,7 @@ pub(super) const GEMINI: Spec = Spec {
     runs_async: false,
     config_dir: gemini_home,
     history_dir: || gemini_home().join("tmp"),
-    session_of_log: |_| None,
+    session_of_log: gemini_session_of_log,
     claims_payload: gemini_claims,
     claims_transcript: |path| path.contains("/.gemini/tmp/"),
     // Not CLAUDE_PROJECT_DIR: Gemini CLI sets that too, as an alias.

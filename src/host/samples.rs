@@ -174,3 +174,22 @@ fn the_payload_is_read_in_callus_terms_for_every_host() {
         ("mcp__query", &json!(1))
     );
 }
+
+#[test]
+fn a_gemini_chat_log_names_its_session_on_its_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session-2026-12-01T20-00-gem12345.jsonl");
+    std::fs::write(
+        &log,
+        "{\"sessionId\":\"gem12345-full-id\",\"projectHash\":\"h\"}\n{\"id\":\"m\"}\n",
+    )
+    .unwrap();
+    let gemini = Host::Gemini.spec();
+    assert_eq!(
+        (gemini.session_of_log)(&log),
+        Some("gem12345-full-id".into())
+    );
+    let other = dir.path().join("logs.jsonl");
+    std::fs::write(&other, "{\"sessionId\":\"x\"}\n").unwrap();
+    assert_eq!((gemini.session_of_log)(&other), None);
+}
