@@ -189,18 +189,15 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
     call.agent_id = event.str_field("agent_id").map(str::to_string);
     let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
     let mut result_text = None;
-    let peer = matches!(kind, Event::PostToolUse | Event::PostToolUseFailure)
-        .then(|| {
+    if matches!(kind, Event::PostToolUse | Event::PostToolUseFailure) {
+        let failed = kind == Event::PostToolUseFailure;
+        if let Some(text) = super::peer_outcome::settle(host, event, failed, &mut call) {
             call.ended_ms = Some(now);
-            let failed = kind == Event::PostToolUseFailure;
-            super::peer_outcome::settle(host, event, failed, &mut call)
-        })
-        .flatten();
-    if peer.is_some() {
-        return Some(Observed {
-            call,
-            result_text: peer,
-        });
+            return Some(Observed {
+                call,
+                result_text: Some(text),
+            });
+        }
     }
     match kind {
         Event::PreToolUse => call.started_ms = Some(now),
