@@ -224,11 +224,10 @@ fn a_benign_call_and_a_nudge_get_no_output() {
         for command in ["ls -la", "nudgeme --now"] {
             let o = guard(&env, &peer.pre(env.repo_path(), command));
             assert_eq!(o.status.code(), Some(0), "{peer:?} {command}");
-            assert_eq!(
-                stdout(&o),
-                "",
-                "{peer:?} {command}: never an explicit allow"
-            );
+            // No opinion, never an explicit allow: nothing, or Cursor's empty object (it
+            // blocks a permission hook whose output is not JSON).
+            let none = if peer == Peer::Cursor { "{}" } else { "" };
+            assert_eq!(stdout(&o), none, "{peer:?} {command}");
             assert_eq!(stderr(&o), "", "{peer:?} {command}");
         }
         // The nudge was decided (and audited) though the host has no channel for it.
@@ -586,4 +585,19 @@ fn record_import_reads_a_gemini_session_log() {
         })
         .unwrap();
     assert_eq!(host, "gemini-cli");
+}
+
+#[test]
+fn a_dry_run_on_cursor_still_answers_no_opinion_in_json() {
+    let mut env = Env::new();
+    env.var("CALLUS_DRYRUN", "1");
+    let o = guard(&env, &Peer::Cursor.pre(env.repo_path(), CURL_SH));
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        "{}",
+        "Cursor blocks a permission hook that prints no JSON"
+    );
+    let o = guard(&env, &Peer::Gemini.pre(env.repo_path(), CURL_SH));
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
 }

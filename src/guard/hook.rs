@@ -10,7 +10,7 @@
 //! error blocks the call with the reason. The audit record states what was enforced. The
 //! process only ever exits 0 or 2: panics are caught, because any other code lets the call
 //! through in the host without a word. `CALLUS_DRYRUN=1` decides and audits but prints
-//! nothing and always exits 0.
+//! nothing (Cursor: `{}`, its "no opinion") and always exits 0.
 //!
 //! A pattern is compiled lazily, so a bad regex is an internal error for the calls it could
 //! apply to (its tool matches and its literal prefilter passes); `guard check` reports it
@@ -109,7 +109,9 @@ pub fn run() -> u8 {
 /// Apply the policy to an internal error, print, and return the exit code.
 fn finish(ctx: &Context, outcome: Outcome) -> u8 {
     if ctx.dryrun {
-        return 0;
+        // No opinion in the host's shape (for Cursor that is `{}`: it blocks no output).
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::sink());
+        return crate::host::emit_for(outcome.host, &Response::Silent, &mut out, &mut err);
     }
     let stderr = std::io::stderr();
     let mut err = stderr.lock();

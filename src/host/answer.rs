@@ -2,8 +2,9 @@
 //! `hookSpecificOutput`: Gemini CLI's `decision`, Cursor's `permission`, Copilot CLI's
 //! top-level `permissionDecision` (sources in `peers`).
 //!
-//! Guarantees: typed structs, never an `allow`; a nudge prints nothing (none of these hosts
-//! reads context before a call); a block is exit 2 with the reason on stderr where the host
+//! Guarantees: typed structs, never an `allow`; a nudge is no opinion (none of these hosts
+//! reads context before a call), which is nothing on stdout, or `{}` for Cursor, which
+//! blocks a permission hook that prints no JSON; a block is exit 2 with the reason on stderr where the host
 //! documents exit 2 as a refusal (Gemini CLI; Cursor, which also gets the deny JSON), and a
 //! deny where it skips failed hooks (Copilot CLI: a non-zero exit would let the call run).
 
@@ -87,6 +88,14 @@ pub(super) fn emit(
     err: &mut impl Write,
 ) -> u8 {
     match response {
+        // Cursor blocks a permission hook whose output is not JSON ("Permission hooks block
+        // on invalid JSON or an invalid response", cursor.com/docs/agent/hooks), so no
+        // opinion is the empty object there: no `permission` at all, never `allow`.
+        Response::Silent | Response::Nudge(_) if shape == Answer::Permission => {
+            let _ = out.write_all(b"{}");
+            let _ = out.flush();
+            0
+        }
         Response::Silent | Response::Nudge(_) => 0,
         Response::Deny(reason) => {
             deny(shape, reason, out);
@@ -150,12 +159,13 @@ mod tests {
             Answer::Permission,
             Answer::PermissionDecision,
         ] {
+            let none = if shape == Answer::Permission {
+                "{}"
+            } else {
+                ""
+            };
             for r in [Response::Silent, Response::Nudge("hint".into())] {
-                assert_eq!(
-                    run(shape, &r),
-                    (0, String::new(), String::new()),
-                    "{shape:?}"
-                );
+                assert_eq!(run(shape, &r), (0, none.into(), String::new()), "{shape:?}");
             }
             for r in [deny.clone(), Response::Block("stop".into())] {
                 assert!(!run(shape, &r).1.contains("allow"), "{shape:?}");
