@@ -4,9 +4,11 @@
 //! `install` then `uninstall` leaves the files byte-identical, and `doctor` reports the
 //! wiring and the client version.
 //!
-//! None of these clients runs here end to end (Cursor has no npm client; Gemini CLI and
-//! Copilot CLI need a model endpoint stand-in in their own protocols), so the payloads are
-//! the documented ones; each builder names its source.
+//! None of these clients runs in this suite (Cursor has no npm client; Gemini CLI and
+//! Copilot CLI would need a stand-in model server in their own protocols), so the payloads
+//! are the documented ones; each builder names its source. Gemini CLI 0.61.0 was also run
+//! by hand against a local stand-in (`GOOGLE_GEMINI_BASE_URL`), and its real hook traffic
+//! matched these payloads.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
