@@ -386,7 +386,7 @@ fn round_trip(peer: Peer, scope: &str, original: Option<&str>) {
                 .unwrap()
                 .last()
                 .unwrap()["matcher"],
-            "run_shell_command|write_file|replace|mcp__.*"
+            "run_shell_command|write_file|replace|mcp_.*"
         ),
         Peer::Cursor => assert_eq!(doc["version"], 1),
         Peer::Copilot => {

@@ -90,8 +90,8 @@ pub(crate) const CODEX_HOOKS: &[HookSpec] = &[
 ];
 
 /// The tools the guard screens on Gemini CLI (its matcher is a regex on the tool name; MCP
-/// tools are `mcp__<server>__<tool>`).
-pub const GEMINI_GUARD_MATCHER: &str = "run_shell_command|write_file|replace|mcp__.*";
+/// tools are `mcp_<server>_<tool>` in 0.61.0, whatever its docs say).
+pub const GEMINI_GUARD_MATCHER: &str = "run_shell_command|write_file|replace|mcp_.*";
 
 // Gemini CLI has no async handlers and one post event (`AfterTool`, failures included:
 // `tool_response.error`). `AfterAgent` ends a turn.

@@ -144,8 +144,9 @@ pub struct Spec {
     pub infer_event: fn(&Map<String, Value>) -> Option<&'static str>,
     /// Its tool names mapped to the names rules are written against (Claude Code's).
     pub tool_names: &'static [(&'static str, &'static str)],
-    /// The prefix of its MCP tool names, rewritten to `mcp__` (Cursor: `MCP:`).
-    pub mcp_prefix: Option<&'static str>,
+    /// Its name of an MCP tool as rules spell it (`mcp__<server>__<tool>`), when its own
+    /// spelling differs (Gemini CLI `mcp_<server>_<tool>`, Cursor `MCP:<tool>`).
+    pub mcp_name: fn(&str) -> Option<String>,
     /// The shape of a `PreToolUse` answer.
     pub answer: Answer,
     /// What install says about a project-scope hooks file (trust steps), if anything.
@@ -188,7 +189,7 @@ pub static HOSTS: &[Spec] = &[
         env_markers: &[],
         infer_event: |_| None,
         tool_names: &[],
-        mcp_prefix: None,
+        mcp_name: |_| None,
         answer: Answer::HookSpecific,
         project_note: None,
         label: "Claude Code",
@@ -227,7 +228,7 @@ pub static HOSTS: &[Spec] = &[
         env_markers: &["CODEX_HOME", "CODEX_SANDBOX"],
         infer_event: |_| None,
         tool_names: &[],
-        mcp_prefix: None,
+        mcp_name: |_| None,
         answer: Answer::HookSpecific,
         project_note: None,
         label: "Codex",
@@ -277,17 +278,14 @@ impl Host {
     }
 
     /// The name rules know `tool` by: the host's own name mapped through its table (Gemini
-    /// CLI's `run_shell_command` is `Bash`), its MCP prefix rewritten to `mcp__`.
+    /// CLI's `run_shell_command` is `Bash`), its MCP tools as `mcp__<server>__<tool>`.
     #[must_use]
     pub fn canonical_tool(self, tool: &str) -> std::borrow::Cow<'static, str> {
         let spec = self.spec();
         if let Some((_, ours)) = spec.tool_names.iter().find(|(theirs, _)| *theirs == tool) {
             return std::borrow::Cow::Borrowed(ours);
         }
-        match spec.mcp_prefix.and_then(|p| tool.strip_prefix(p)) {
-            Some(rest) => std::borrow::Cow::Owned(format!("mcp__{rest}")),
-            None => std::borrow::Cow::Owned(tool.to_string()),
-        }
+        std::borrow::Cow::Owned((spec.mcp_name)(tool).unwrap_or_else(|| tool.to_string()))
     }
 
     /// The event this host calls `name`.

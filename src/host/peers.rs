@@ -64,6 +64,18 @@ fn gemini_session_of_log(path: &std::path::Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Gemini CLI 0.61.0 names an MCP tool `mcp_<server>_<tool>`, the server without `_`
+/// (`formatMcpToolName`/`parseMcpToolName` in mcp-tool.ts).
+fn gemini_mcp_name(tool: &str) -> Option<String> {
+    let rest = tool.strip_prefix("mcp_")?;
+    Some(match rest.split_once('_') {
+        Some((server, name)) if !server.is_empty() && !name.is_empty() => {
+            format!("mcp__{server}__{name}")
+        }
+        _ => format!("mcp__{rest}"),
+    })
+}
+
 /// Neither Claude Code's nor Codex's turn marker.
 fn no_turn_marker(raw: &Map<String, Value>) -> bool {
     !raw.contains_key("prompt_id") && !raw.contains_key("turn_id")
@@ -168,7 +180,7 @@ pub(super) const GEMINI: Spec = Spec {
         ("glob", "Glob"),
         ("web_fetch", "WebFetch"),
     ],
-    mcp_prefix: None,
+    mcp_name: gemini_mcp_name,
     answer: Answer::Decision,
     project_note: Some(
         "gemini-cli runs project hooks only in a trusted folder, and warns once when it first sees them",
@@ -201,7 +213,7 @@ pub(super) const CURSOR: Spec = Spec {
     env_markers: &["CURSOR_VERSION"],
     infer_event: |_| None,
     tool_names: &[("Shell", "Bash")],
-    mcp_prefix: Some("MCP:"),
+    mcp_name: |tool| tool.strip_prefix("MCP:").map(|t| format!("mcp__{t}")),
     answer: Answer::Permission,
     project_note: Some("cursor runs project hooks only in a trusted workspace"),
     label: "Cursor",
@@ -242,7 +254,7 @@ pub(super) const COPILOT: Spec = Spec {
         ("web_fetch", "WebFetch"),
         ("task", "Task"),
     ],
-    mcp_prefix: None,
+    mcp_name: |_| None,
     answer: Answer::PermissionDecision,
     project_note: Some(
         "copilot-cli loads .github/hooks/*.json from the repository of the folder it runs in",
