@@ -207,6 +207,8 @@ pub(crate) enum ImportFormat {
     Claude,
     /// Codex rollout file (`~/.codex/sessions/**/rollout-*.jsonl`).
     Codex,
+    /// Gemini CLI session log (`~/.gemini/tmp/*/chats/session-*.jsonl`).
+    Gemini,
     /// callusguard JSONL trace (`ts, tool_name, tool_input, status, error`).
     Trace,
 }
@@ -432,12 +434,22 @@ pub(crate) struct ScopeDeclareArgs {
 /// Which hosts `install`/`uninstall` act on, and where.
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
-    /// Wire Claude Code (default when neither host is named).
+    /// Wire Claude Code (default when no host is named).
     #[arg(long)]
     pub claude: bool,
     /// Wire Codex (`$CODEX_HOME/hooks.json`).
     #[arg(long)]
     pub codex: bool,
+    /// Wire Gemini CLI (`~/.gemini/settings.json`; project: `.gemini/settings.json`).
+    #[arg(long)]
+    pub gemini: bool,
+    /// Wire Cursor (`~/.cursor/hooks.json`; project: `.cursor/hooks.json`).
+    #[arg(long)]
+    pub cursor: bool,
+    /// Wire GitHub Copilot CLI (`~/.copilot/hooks/callus.json`; project:
+    /// `.github/hooks/callus.json`).
+    #[arg(long)]
+    pub copilot: bool,
     /// Write the project's settings (`.claude/settings.json` in the repo root).
     #[arg(long, conflicts_with = "user")]
     pub project: bool,

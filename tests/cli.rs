@@ -8,6 +8,7 @@ mod derive;
 mod doctor;
 mod e2e;
 mod guard;
+mod hosts;
 mod install;
 mod prune;
 mod record;

@@ -53,6 +53,7 @@ fn round_trip(original: Option<&str>) {
     for event in [
         "PostToolUse",
         "PostToolUseFailure",
+        "PermissionDenied",
         "SessionStart",
         "SessionEnd",
         "Stop",

@@ -11,6 +11,7 @@ pub(super) fn import(home: &Home, args: &ImportArgs) -> Result<Exit> {
         ImportFormat::Auto => None,
         ImportFormat::Claude => Some(Format::Claude),
         ImportFormat::Codex => Some(Format::Codex),
+        ImportFormat::Gemini => Some(Format::Gemini),
         ImportFormat::Trace => Some(Format::Trace),
     };
     crate::record::import::run(

@@ -34,7 +34,7 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
                 continue;
             }
             present = true;
-            let doc = match Doc::load(&target.path) {
+            let doc = match crate::install::versioned::load(host, &target.path) {
                 Ok(d) => d,
                 Err(e) => {
                     report.add("wiring", Status::Fail, format!("{}: {e}", target.label()));
@@ -79,10 +79,14 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
             .iter()
             .any(|c| c.area == "wiring" && c.status == Status::Fail)
     {
+        let flags: Vec<&str> = crate::host::HOSTS.iter().map(|s| s.install_flag).collect();
         report.add(
             "wiring",
             Status::Fail,
-            "callus is not wired into any agent: run `callus install` (Claude Code) or `callus install --codex`",
+            format!(
+                "callus is not wired into any agent: run `callus install` (Claude Code) or `callus install` with one of {}",
+                flags[1..].join(", ")
+            ),
         );
     }
     check_binary(report, &binaries);

@@ -15,7 +15,7 @@
 //! (`config::Home::fail_config`). The audit record states what was enforced. The
 //! process only ever exits 0 or 2: panics are caught, because any other code lets the call
 //! through in the host without a word. `CALLUS_DRYRUN=1` decides and audits but prints
-//! nothing and always exits 0.
+//! nothing (Cursor: `{}`, its "no opinion") and always exits 0.
 //!
 //! A pattern is compiled lazily, so a bad regex is an internal error for the calls it could
 //! apply to (its tool matches and its literal prefilter passes); `guard check` reports it
@@ -78,14 +78,18 @@ impl Context {
 
 /// What the guard concluded before any output.
 struct Outcome {
+    /// Whose shape the answer is written in (an unreadable payload: `CALLUS_HOST` or the
+    /// environment's markers decide, else Claude Code's).
+    host: Host,
     response: Response,
     /// The first internal error, if any (stderr note, or the fail-closed reason).
     error: Option<String>,
 }
 
 impl Outcome {
-    fn silent() -> Self {
+    fn silent(host: Host) -> Self {
         Outcome {
+            host,
             response: Response::Silent,
             error: None,
         }
@@ -111,6 +115,7 @@ pub(crate) fn run() -> u8 {
         // Recording must not turn one panic into an escaped second one.
         let _ = guarded(|| record_error(&ctx, None, &msg));
         Outcome {
+            host: unknown_host(),
             response: Response::Silent,
             error: Some(msg),
         }
@@ -122,7 +127,9 @@ pub(crate) fn run() -> u8 {
 /// Apply the policy to an internal error, print, and return the exit code.
 fn finish(ctx: &Context, outcome: Outcome) -> u8 {
     if ctx.dryrun {
-        return 0;
+        // No opinion in the host's shape (for Cursor that is `{}`: it blocks no output).
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::sink());
+        return crate::host::emit_for(outcome.host, &Response::Silent, &mut out, &mut err);
     }
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
@@ -149,7 +156,19 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
             FailPolicy::Closed => response = Response::Block(fail_closed_text(error)),
         }
     }
-    hook::emit(&response, &mut std::io::stdout().lock(), &mut err)
+    crate::host::emit_for(
+        outcome.host,
+        &response,
+        &mut std::io::stdout().lock(),
+        &mut err,
+    )
+}
+
+/// The host of a payload that could not be read: only the environment can say.
+fn unknown_host() -> Host {
+    crate::host::detect(&serde_json::Map::new(), |k| {
+        std::env::var_os(k).is_some_and(|v| !v.is_empty())
+    })
 }
 
 fn fail_closed_text(error: &str) -> String {
@@ -179,6 +198,7 @@ fn decide_stdin(ctx: &Context) -> Outcome {
         Err(msg) => {
             record_error(ctx, None, &msg);
             return Outcome {
+                host: unknown_host(),
                 response: Response::Silent,
                 error: Some(msg),
             };
@@ -191,10 +211,11 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only PreToolUse is decided (an absent event name is treated as one, as callusguard's
     // fixtures send none); other events wired here by mistake get no opinion.
     if !event.event.is_empty() && event.kind() != Event::PreToolUse {
-        return Outcome::silent();
+        return Outcome::silent(event.host);
     }
     if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
         return Outcome {
+            host: event.host,
             response: Response::Block(format!(
                 "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
                 event.session_id
@@ -241,7 +262,11 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // The process ends right after this answer: freeing every rule, pattern and string one
     // by one would cost as much as a fifth of a quiet call with a large ruleset.
     std::mem::forget(rules);
-    Outcome { response, error }
+    Outcome {
+        host: event.host,
+        response,
+        error,
+    }
 }
 
 fn decision_record(

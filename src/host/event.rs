@@ -55,3 +55,46 @@ pub(crate) const PASCAL_NAMES: &[(&str, Event)] = &[
     ("SubagentStart", Event::SubagentStart),
     ("SubagentStop", Event::SubagentStop),
 ];
+
+/// Gemini CLI's event names (`HookEventName` in the 0.61.0 bundle; geminicli.com hooks
+/// reference). `AfterAgent` ends a turn, `BeforeAgent` follows a prompt.
+pub(crate) const GEMINI_NAMES: &[(&str, Event)] = &[
+    ("BeforeTool", Event::PreToolUse),
+    ("AfterTool", Event::PostToolUse),
+    ("SessionStart", Event::SessionStart),
+    ("SessionEnd", Event::SessionEnd),
+    ("BeforeAgent", Event::UserPromptSubmit),
+    ("AfterAgent", Event::Stop),
+];
+
+/// Cursor's event names (cursor.com/docs/agent/hooks): the generic tool events and the
+/// older shell/MCP-specific ones, which callus reads but does not install.
+pub(crate) const CURSOR_NAMES: &[(&str, Event)] = &[
+    ("preToolUse", Event::PreToolUse),
+    ("beforeShellExecution", Event::PreToolUse),
+    ("beforeMCPExecution", Event::PreToolUse),
+    ("postToolUse", Event::PostToolUse),
+    ("afterShellExecution", Event::PostToolUse),
+    ("afterMCPExecution", Event::PostToolUse),
+    ("postToolUseFailure", Event::PostToolUseFailure),
+    ("sessionStart", Event::SessionStart),
+    ("sessionEnd", Event::SessionEnd),
+    ("beforeSubmitPrompt", Event::UserPromptSubmit),
+    ("stop", Event::Stop),
+    ("subagentStart", Event::SubagentStart),
+    ("subagentStop", Event::SubagentStop),
+];
+
+/// GitHub Copilot CLI's event names (docs.github.com, Copilot CLI hooks reference; the
+/// 1.0.102 runtime lists the same, `postToolUseFailure` included).
+pub(crate) const COPILOT_NAMES: &[(&str, Event)] = &[
+    ("preToolUse", Event::PreToolUse),
+    ("postToolUse", Event::PostToolUse),
+    ("postToolUseFailure", Event::PostToolUseFailure),
+    ("sessionStart", Event::SessionStart),
+    ("sessionEnd", Event::SessionEnd),
+    ("userPromptSubmitted", Event::UserPromptSubmit),
+    ("agentStop", Event::Stop),
+    ("subagentStart", Event::SubagentStart),
+    ("subagentStop", Event::SubagentStop),
+];

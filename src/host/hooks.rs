@@ -80,6 +80,12 @@ pub(crate) const CLAUDE_HOOKS: &[HookSpec] = &[
         is_async: true,
         ..spec("PostToolUseFailure", Role::Record)
     },
+    // Claude Code 2.1.89+: a call its auto mode refused; recorded as `denied`. In the
+    // background: callus never asks for `retry`.
+    HookSpec {
+        is_async: true,
+        ..spec("PermissionDenied", Role::Record)
+    },
     spec("SessionStart", Role::Record),
     spec("SessionEnd", Role::Record),
     spec("Stop", Role::Record),
@@ -99,4 +105,43 @@ pub(crate) const CODEX_HOOKS: &[HookSpec] = &[
     spec("Stop", Role::Record),
     spec("SubagentStart", Role::Record),
     spec("SubagentStop", Role::Record),
+];
+
+/// The tools the guard screens on Gemini CLI (its matcher is a regex on the tool name; MCP
+/// tools are `mcp_<server>_<tool>` in 0.61.0, whatever its docs say).
+pub(super) const GEMINI_GUARD_MATCHER: &str = "run_shell_command|write_file|replace|mcp_.*";
+
+// Gemini CLI has no async handlers and one post event (`AfterTool`, failures included:
+// `tool_response.error`). `AfterAgent` ends a turn.
+pub(crate) const GEMINI_HOOKS: &[HookSpec] = &[
+    HookSpec {
+        matcher: Some(GEMINI_GUARD_MATCHER),
+        ..spec("BeforeTool", Role::Guard)
+    },
+    spec("AfterTool", Role::Record),
+    spec("SessionStart", Role::Record),
+    spec("SessionEnd", Role::Record),
+    spec("AfterAgent", Role::Record),
+];
+
+// Cursor: the generic tool events (every tool; `permission` decides), no matcher.
+pub(crate) const CURSOR_HOOKS: &[HookSpec] = &[
+    spec("preToolUse", Role::Guard),
+    spec("postToolUse", Role::Record),
+    spec("postToolUseFailure", Role::Record),
+    spec("sessionStart", Role::Record),
+    spec("sessionEnd", Role::Record),
+    spec("stop", Role::Record),
+    spec("subagentStop", Role::Record),
+];
+
+// Copilot CLI: camelCase events, every tool.
+pub(crate) const COPILOT_HOOKS: &[HookSpec] = &[
+    spec("preToolUse", Role::Guard),
+    spec("postToolUse", Role::Record),
+    spec("postToolUseFailure", Role::Record),
+    spec("sessionStart", Role::Record),
+    spec("sessionEnd", Role::Record),
+    spec("agentStop", Role::Record),
+    spec("subagentStop", Role::Record),
 ];

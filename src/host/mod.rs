@@ -6,15 +6,21 @@
 //! - `event`: the events callus acts on, host-neutral.
 //! - `hooks`: the hooks callus installs ([`HookSpec`]) and the two hook commands ([`Role`]).
 //! - `wire`: one event read from stdin and a `PreToolUse` answer written in the host's shape.
+//! - `peers`: the facts of Gemini CLI, Cursor and GitHub Copilot CLI (claims, event
+//!   inference, tool names), each with the source it was read from.
 //!
 //! Guarantees: detection is deterministic and unambiguous — `CALLUS_HOST` first, then the
 //! payload (each host's claim excludes the others'), then the transcript's file name, then
 //! environment markers, then the first host of the table; environment markers come last
 //! because they leak between the hosts' shells.
 
+mod answer;
 pub(crate) mod client;
 mod event;
 mod hooks;
+mod peers;
+#[cfg(test)]
+mod samples;
 pub(crate) mod wire;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub(crate) use answer::emit_for;
 pub(crate) use event::Event;
 #[cfg(test)]
 pub(crate) use hooks::CODEX_GUARD_MATCHER;
@@ -35,14 +42,56 @@ pub enum Host {
     ClaudeCode,
     /// `OpenAI`'s Codex CLI.
     Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Cursor (the editor's agent and `cursor-agent`).
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 /// The format of the file a host reads its hooks from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HooksFile {
     /// A settings file whose `hooks` object maps event names to matcher groups
-    /// (Claude Code's `settings.json`, Codex's `hooks.json`).
+    /// (Claude Code's `settings.json`, Codex's `hooks.json`, Gemini CLI's `settings.json`).
     EventGroups,
+    /// `{"version": 1, "hooks": {event: [handler, …]}}`: handlers straight under the event
+    /// (Cursor's `hooks.json`, Copilot CLI's `hooks/*.json`). The command line is in
+    /// `command_key`; `timeout_sec`, when set, is written as `timeoutSec` on our handlers.
+    Versioned {
+        /// The handler key holding the command line (`command`, Copilot: `bash`).
+        command_key: &'static str,
+        /// The `timeoutSec` callus writes on its handlers.
+        timeout_sec: Option<u64>,
+    },
+}
+
+/// The shape a host expects a `PreToolUse` answer in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// `hookSpecificOutput.permissionDecision` / `additionalContext`; block = exit 2 and
+    /// stderr (Claude Code, Codex).
+    HookSpecific,
+    /// Top-level `decision: "deny"` + `reason`; block = exit 2 and stderr; no context
+    /// before a call (Gemini CLI).
+    Decision,
+    /// `permission: "deny"` + `user_message` + `agent_message`; no context before a call
+    /// (Cursor).
+    Permission,
+    /// Top-level `permissionDecision: "deny"` + `permissionDecisionReason`; a non-zero exit
+    /// is skipped, so a block is a deny too; no context before a call (Copilot CLI).
+    PermissionDecision,
+}
+
+/// How callus's support for a host was verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verified {
+    /// End-to-end tests with the real client.
+    EndToEnd,
+    /// Protocol tests built from the host's documented payloads (and, where the client is on
+    /// npm, the payload code of that release).
+    Protocol,
 }
 
 /// How a host decides to run a hook it finds in its settings.
@@ -96,7 +145,29 @@ pub struct Spec {
     pub claims_transcript: fn(&str) -> bool,
     /// Environment variables its shells set.
     pub env_markers: &'static [&'static str],
+    /// The event a payload without an event name is (Copilot CLI's camelCase payloads carry
+    /// none).
+    pub infer_event: fn(&Map<String, Value>) -> Option<&'static str>,
+    /// Its tool names mapped to the names rules are written against (Claude Code's).
+    pub tool_names: &'static [(&'static str, &'static str)],
+    /// Its name of an MCP tool as rules spell it (`mcp__<server>__<tool>`), when its own
+    /// spelling differs (Gemini CLI `mcp_<server>_<tool>`, Cursor `MCP:<tool>`).
+    pub mcp_name: fn(&str) -> Option<String>,
+    /// The shape of a `PreToolUse` answer.
+    pub answer: Answer,
+    /// What install says about a project-scope hooks file (trust steps), if anything.
+    pub project_note: Option<&'static str>,
+    /// Its name as people write it.
+    pub label: &'static str,
+    /// The client version callus was verified against, and how.
+    pub verified: (&'static str, Verified),
 }
+
+/// The Claude Code version the end-to-end suite last passed on (`scripts/install-clients`).
+pub(crate) const CLAUDE_VERIFIED: &str = "2.1.328";
+
+/// The Codex version the end-to-end suite last passed on (`scripts/install-clients`).
+pub(crate) const CODEX_VERIFIED: &str = "0.169.0";
 
 /// Every host, the default (for a payload nothing identifies) first.
 pub(crate) static HOSTS: &[Spec] = &[
@@ -124,6 +195,13 @@ pub(crate) static HOSTS: &[Spec] = &[
         claims_payload: |raw| truthy(raw, "prompt_id"),
         claims_transcript: |_| false,
         env_markers: &[],
+        infer_event: |_| None,
+        tool_names: &[],
+        mcp_name: |_| None,
+        answer: Answer::HookSpecific,
+        project_note: None,
+        label: "Claude Code",
+        verified: (CLAUDE_VERIFIED, Verified::EndToEnd),
     },
     Spec {
         host: Host::Codex,
@@ -157,10 +235,20 @@ pub(crate) static HOSTS: &[Spec] = &[
                 .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
         },
         env_markers: &["CODEX_HOME", "CODEX_SANDBOX"],
+        infer_event: |_| None,
+        tool_names: &[],
+        mcp_name: |_| None,
+        answer: Answer::HookSpecific,
+        project_note: None,
+        label: "Codex",
+        verified: (CODEX_VERIFIED, Verified::EndToEnd),
     },
+    peers::GEMINI,
+    peers::CURSOR,
+    peers::COPILOT,
 ];
 
-fn truthy(raw: &Map<String, Value>, key: &str) -> bool {
+pub(crate) fn truthy(raw: &Map<String, Value>, key: &str) -> bool {
     match raw.get(key) {
         None | Some(Value::Null | Value::Bool(false)) => false,
         Some(Value::String(s)) => !s.is_empty(),
@@ -175,7 +263,8 @@ impl Host {
         HOSTS.iter().find(|s| s.host == self).unwrap_or(&HOSTS[0])
     }
 
-    /// The slug stored and shown: `claude-code` or `codex`.
+    /// The slug stored and shown (`claude-code`, `codex`, `gemini-cli`, `cursor`,
+    /// `copilot-cli`).
     #[must_use]
     pub fn slug(self) -> &'static str {
         self.spec().slug
@@ -195,6 +284,17 @@ impl Host {
             .iter()
             .find(|h| h.slug == s || h.aliases.contains(&s.as_str()))
             .map(|h| h.host)
+    }
+
+    /// The name rules know `tool` by: the host's own name mapped through its table (Gemini
+    /// CLI's `run_shell_command` is `Bash`), its MCP tools as `mcp__<server>__<tool>`.
+    #[must_use]
+    pub fn canonical_tool(self, tool: &str) -> std::borrow::Cow<'static, str> {
+        let spec = self.spec();
+        if let Some((_, ours)) = spec.tool_names.iter().find(|(theirs, _)| *theirs == tool) {
+            return std::borrow::Cow::Borrowed(ours);
+        }
+        std::borrow::Cow::Owned((spec.mcp_name)(tool).unwrap_or_else(|| tool.to_string()))
     }
 
     /// The event this host calls `name`.

@@ -1,5 +1,7 @@
-//! The hook wire protocol shared by Claude Code and Codex: reading one event from stdin,
-//! telling the hosts apart, and writing a `PreToolUse` decision the way each host expects.
+//! The hook wire protocol: reading one event from stdin, telling the hosts apart, reading
+//! it in callus's terms whatever the host's spelling, and writing a `PreToolUse` decision
+//! the way each host expects (Claude Code's and Codex's shape here; `super::emit_for`
+//! picks a host's shape, the others' are in `answer`).
 //!
 //! Guarantees: reading is capped (by [`crate::runtime`]); parsing never panics and distinguishes
 //! malformed JSON from a non-object; the host is detected from the payload first (Codex sends
@@ -68,23 +70,61 @@ pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
         return Err(PayloadError::NotObject);
     };
     let host = super::detect(&raw, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()));
-    let text = |k: &str| {
-        raw.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
+    Ok(normalise(host, raw))
+}
+
+/// One payload in callus's terms, whatever the host's spelling: the event name (or the one
+/// its fields imply, Copilot CLI), the session (`session_id`, Copilot's `sessionId`,
+/// Cursor's `conversation_id`), the tool by the name rules use, its input (a JSON string,
+/// as Cursor's MCP events and Copilot's `toolArgs` may send, is parsed), and a Cursor
+/// `beforeShellExecution` command as a `Bash` call.
+fn normalise(host: Host, raw: serde_json::Map<String, Value>) -> HookEvent {
+    let text = |keys: &[&str]| {
+        keys.iter().find_map(|k| {
+            raw.get(*k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        })
     };
-    Ok(HookEvent {
+    let event = text(&["hook_event_name", "hookEventName"])
+        .or_else(|| (host.spec().infer_event)(&raw).map(str::to_string))
+        .unwrap_or_default();
+    let mut tool_name = text(&["tool_name", "toolName"]).unwrap_or_default();
+    let mut tool_input = ["tool_input", "toolArgs"]
+        .iter()
+        .find_map(|k| raw.get(*k))
+        .map_or(Value::Null, |v| match v {
+            Value::String(s) => serde_json::from_str::<Value>(s)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| v.clone()),
+            other => other.clone(),
+        });
+    if tool_name.is_empty()
+        && matches!(
+            event.as_str(),
+            "beforeShellExecution" | "afterShellExecution"
+        )
+        && let Some(command) = raw.get("command").and_then(Value::as_str)
+    {
+        tool_name = "Bash".into();
+        tool_input = serde_json::json!({ "command": command });
+    }
+    if !tool_name.is_empty() {
+        tool_name = host.canonical_tool(&tool_name).into_owned();
+    }
+    HookEvent {
         host,
-        event: text("hook_event_name").unwrap_or_default(),
-        session_id: text("session_id").unwrap_or_default(),
-        tool_name: text("tool_name").unwrap_or_default(),
-        tool_input: raw.get("tool_input").cloned().unwrap_or(Value::Null),
-        tool_use_id: text("tool_use_id"),
-        cwd: text("cwd"),
-        transcript_path: text("transcript_path"),
+        event,
+        session_id: text(&["session_id", "sessionId", "conversation_id"]).unwrap_or_default(),
+        tool_name,
+        tool_input,
+        tool_use_id: text(&["tool_use_id", "toolCallId"]),
+        cwd: text(&["cwd"]),
+        transcript_path: text(&["transcript_path", "transcriptPath"]),
         raw,
-    })
+    }
 }
 
 /// What a `PreToolUse` hook answers.
@@ -121,7 +161,8 @@ struct Specific<'a> {
     context: Option<&'a str>,
 }
 
-/// Write `response` in the host protocol and return the process exit code (0 or 2).
+/// Write `response` in the Claude Code / Codex protocol and return the process exit code
+/// (0 or 2).
 ///
 /// Both hosts accept the same shapes (measured: Claude Code 2.1.328, Codex 0.169), so the
 /// host only matters to callers that word messages differently.

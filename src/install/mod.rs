@@ -1,10 +1,12 @@
-//! `callus install` / `callus uninstall`: wire callus's hooks into Claude Code and Codex, and
-//! take them out again.
+//! `callus install` / `callus uninstall`: wire callus's hooks into Claude Code, Codex,
+//! Gemini CLI, Cursor and Copilot CLI, and take them out again.
 //!
 //! Where: Claude Code's `.claude/settings.json` in the repo root of the current directory
 //! (`--project`) or `~/.claude/settings.json` (`--user`, the default); Codex's
 //! `$CODEX_HOME/hooks.json` (`--user`) or `<repo>/.codex/hooks.json` (`--project`), plus the
 //! trust entries in `$CODEX_HOME/config.toml` without which Codex skips the hooks silently.
+//! The other hosts' files are in the host table (`crate::host::HOSTS`); Cursor's and Copilot
+//! CLI's versioned files go through [`versioned`].
 //!
 //! Guarantees: the hooks call the running binary by absolute path; other hooks and keys are
 //! never changed ([`settings`]); a malformed file is reported with file and line and left
@@ -19,6 +21,7 @@ pub(crate) mod codex_trust;
 pub(crate) mod diff;
 pub(crate) mod settings;
 pub(crate) mod spec;
+pub(crate) mod versioned;
 
 use std::path::{Path, PathBuf};
 
@@ -94,13 +97,19 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
     } else {
         Scope::User
     };
-    let mut hosts = Vec::new();
-    if args.claude || !args.codex {
-        hosts.push(Host::ClaudeCode);
-    }
-    if args.codex {
-        hosts.push(Host::Codex);
-    }
+    let named = [
+        (Host::ClaudeCode, args.claude),
+        (Host::Codex, args.codex),
+        (Host::Gemini, args.gemini),
+        (Host::Cursor, args.cursor),
+        (Host::Copilot, args.copilot),
+    ];
+    let none_named = named.iter().all(|(_, on)| !on);
+    let hosts: Vec<Host> = named
+        .into_iter()
+        .filter(|&(h, on)| on || (none_named && h == Host::ClaudeCode))
+        .map(|(h, _)| h)
+        .collect();
     Ok(hosts
         .into_iter()
         .map(|h| Target::resolve(h, scope, &cwd))
@@ -175,14 +184,14 @@ fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
 }
 
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
-    let doc = Doc::load(&target.path)?;
+    let doc = versioned::load(target.host, &target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();
     let opts = handler_options(home, target.host);
     let merged = settings::merge(&doc.value, target.host.specs(), binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
     } else {
-        doc.render(&merged)
+        versioned::render(target.host, &doc, &merged)
     };
     let trust = match target.host.spec().trust {
         Trust::CodexHash => Some(trust_plan(&target.path, &merged)?),
@@ -222,6 +231,9 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
         }
     } else {
         println!("✓ {label}: already installed in {path}; nothing changed");
+    }
+    if let (Scope::Project, Some(note)) = (target.scope, target.host.spec().project_note) {
+        println!("· {note}");
     }
     if let Some((config, _, plan)) = &trust {
         match plan {
@@ -301,12 +313,12 @@ fn project_trust_note(config: &Path, hooks: &Path) {
 }
 
 fn uninstall_one(home: &Home, target: &Target, dry_run: bool) -> Result<Exit> {
-    let doc = Doc::load(&target.path)?;
+    let doc = versioned::load(target.host, &target.path)?;
     let (stripped, removed) = settings::strip(&doc.value);
     let label = target.label();
     let path = target.path.display();
     let backup_file = backup_path(home, &target.path);
-    let restored = restore_from_backup(&backup_file, &target.path, &stripped);
+    let restored = restore_from_backup(target.host, &backup_file, &target.path, &stripped);
     // None = delete the file (it did not exist before install).
     let new_text: Option<String> = if removed == 0 {
         Some(doc.text.clone())
@@ -314,7 +326,7 @@ fn uninstall_one(home: &Home, target: &Target, dry_run: bool) -> Result<Exit> {
         match restored {
             Some(Restore::Bytes(ref b)) => Some(b.clone()),
             Some(Restore::Absent) => None,
-            None => Some(doc.render(&stripped)),
+            None => Some(versioned::render(target.host, &doc, &stripped)),
         }
     };
     let trust = if target.host.spec().trust == Trust::CodexHash {
@@ -461,13 +473,18 @@ enum Restore {
 }
 
 /// The pre-install state, when the document minus our hooks is still that state.
-fn restore_from_backup(backup: &Path, path: &Path, stripped: &Value) -> Option<Restore> {
+fn restore_from_backup(
+    host: Host,
+    backup: &Path,
+    path: &Path,
+    stripped: &Value,
+) -> Option<Restore> {
     if absent_marker(backup).exists() {
         return (normalize(stripped) == normalize(&Value::Object(serde_json::Map::new())))
             .then_some(Restore::Absent);
     }
     let before = std::fs::read_to_string(backup).ok()?;
-    let value = settings::parse(path, &before).ok()?;
+    let value = versioned::parse(host, path, &before).ok()?;
     (normalize(&value) == normalize(stripped)).then_some(Restore::Bytes(before))
 }
 

@@ -10,7 +10,10 @@
 //! after `store::HOOK_BUSY_TIMEOUT` (or not writable at all) does not lose the event: it
 //! goes to the spool (`super::spool`), which the next successful write merges.
 //!
-//! Events (both hosts):
+//! Gemini CLI's, Cursor's and Copilot CLI's post events are settled by
+//! `super::peer_outcome` (their own result fields); the rest below holds for every host.
+//!
+//! Events (Claude Code and Codex):
 //! - `PreToolUse`: the call's row, `pending`, with its start time.
 //! - `PostToolUse`: Claude Code sends it on success only (`interrupted` in a Bash response
 //!   means interrupted). Codex sends it for failures too, with no status or exit code: the
@@ -186,6 +189,16 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
     call.agent_id = event.str_field("agent_id").map(str::to_string);
     let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
     let mut result_text = None;
+    if matches!(kind, Event::PostToolUse | Event::PostToolUseFailure) {
+        let failed = kind == Event::PostToolUseFailure;
+        if let Some(text) = super::peer_outcome::settle(host, event, failed, &mut call) {
+            call.ended_ms = Some(now);
+            return Some(Observed {
+                call,
+                result_text: Some(text),
+            });
+        }
+    }
     match kind {
         Event::PreToolUse => call.started_ms = Some(now),
         Event::PostToolUseFailure => {
@@ -228,6 +241,8 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                     };
                 }
                 Host::Codex => codex_outcome(event, response, &text, &mut call),
+                // Settled by `peer_outcome` above.
+                Host::Gemini | Host::Cursor | Host::Copilot => {}
             }
             result_text = Some(text);
         }

@@ -15,6 +15,7 @@ mod classify;
 pub(crate) mod hook;
 pub(crate) mod import;
 mod merge;
+mod peer_outcome;
 mod rollout_tail;
 mod rows;
 mod shape;

@@ -114,10 +114,15 @@ fn finish(outcome: Outcome, policy: FailPolicy) -> u8 {
     let mut out = stdout.lock();
     match answer {
         Answer::Silent => 0,
-        Answer::Refuse(reason) => hook::emit(&Response::Deny(reason), &mut out, &mut err),
+        Answer::Refuse(reason) => {
+            crate::host::emit_for(outcome.host, &Response::Deny(reason), &mut out, &mut err)
+        }
         Answer::KeepGoing(reason) => match outcome.host {
-            Host::ClaudeCode => hook::emit(&Response::Block(reason), &mut out, &mut err),
-            Host::Codex => {
+            Host::ClaudeCode | Host::Gemini | Host::Cursor => {
+                hook::emit(&Response::Block(reason), &mut out, &mut err)
+            }
+            // Copilot CLI's `agentStop` takes Codex's `decision: "block"` + `reason`.
+            Host::Codex | Host::Copilot => {
                 print_json(
                     &mut out,
                     &StopBlock {

@@ -58,6 +58,11 @@ impl Env {
             .env_remove("CALLUS_DB")
             .env_remove("CODEX_HOME")
             .env_remove("CODEX_SANDBOX")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("GEMINI_SESSION_ID")
+            .env_remove("GEMINI_PROJECT_DIR")
+            .env_remove("CURSOR_VERSION")
+            .env_remove("COPILOT_HOME")
             .env("CALLUS_HOME", self.home.path())
             .env("HOME", self.home.path().join("userhome"));
         for (k, v) in &self.vars {

@@ -53,8 +53,8 @@ fn write_json(path: &Path, doc: &Value) -> PathBuf {
 }
 
 /// `<repo>/.claude/settings.json` by hand: `PreToolUse` → `<bin> guard` (matcher over the
-/// screened tools); `PostToolUse` and `PostToolUseFailure` → `<bin> record` (async, as
-/// install writes them); the session events → `<bin> record`.
+/// screened tools); `PostToolUse`, `PostToolUseFailure` and `PermissionDenied` →
+/// `<bin> record` (async, as install writes them); the session events → `<bin> record`.
 pub(crate) fn wire_claude(repo: &Path, callus_bin: &Path) -> PathBuf {
     let guard = format!("{} guard", callus_bin.display());
     let record = format!("{} record", callus_bin.display());
@@ -66,7 +66,7 @@ pub(crate) fn wire_claude(repo: &Path, callus_bin: &Path) -> PathBuf {
             &handler(&guard, false),
         ),
     );
-    for event in ["PostToolUse", "PostToolUseFailure"] {
+    for event in ["PostToolUse", "PostToolUseFailure", "PermissionDenied"] {
         hooks.insert(event.into(), group(None, &handler(&record, true)));
     }
     for event in [

@@ -3,7 +3,7 @@
 //! Paths are files or directories (searched recursively for `*.jsonl`). Each file's format
 //! is detected from its first lines (or forced with `--format`): a Claude Code transcript
 //! (`claude`), a Codex rollout of any of the three generations in circulation (`codex`),
-//! or a callusguard JSONL trace (`trace`).
+//! a Gemini CLI session log (`gemini`), or a callusguard JSONL trace (`trace`).
 //!
 //! Guarantees:
 //! - Idempotent: rows are keyed by `tool_use_id` (traces without one get a stable id from the
@@ -18,6 +18,7 @@
 
 mod claude;
 mod codex;
+mod gemini;
 mod trace;
 
 use std::collections::HashSet;
@@ -59,6 +60,8 @@ pub(crate) enum Format {
     Claude,
     /// Codex rollout.
     Codex,
+    /// Gemini CLI session log.
+    Gemini,
     /// callusguard JSONL trace.
     Trace,
 }
@@ -68,6 +71,7 @@ impl Format {
         match self {
             Format::Claude => "claude",
             Format::Codex => "codex",
+            Format::Gemini => "gemini",
             Format::Trace => "trace",
         }
     }
@@ -222,6 +226,7 @@ fn import_file(
     match format {
         Format::Claude => claude::import(path, &mut sink)?,
         Format::Codex => codex::import(path, &mut sink)?,
+        Format::Gemini => gemini::import(path, &mut sink)?,
         Format::Trace => trace::import(path, &mut sink)?,
     }
     let calls = sink.calls;
@@ -302,6 +307,12 @@ fn detect_line(obj: &serde_json::Map<String, Value>) -> Option<Format> {
         || (obj.contains_key("instructions") && obj.contains_key("id"))
     {
         return Some(Format::Codex);
+    }
+    // Gemini CLI's metadata line also has a `sessionId`: its `projectHash` comes first.
+    if obj.contains_key("projectHash")
+        || (matches!(kind, "gemini" | "info") && obj.contains_key("toolCalls"))
+    {
+        return Some(Format::Gemini);
     }
     if obj.contains_key("sessionId")
         || (matches!(kind, "user" | "assistant" | "summary") && obj.contains_key("uuid"))
