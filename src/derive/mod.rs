@@ -170,6 +170,8 @@ pub(crate) struct Derivation {
     pub unpatterned: Vec<usize>,
     /// Clusters below `min_count`.
     pub below_min: usize,
+    /// Proposals whose pattern matched none of their failures (not proposed).
+    pub unmatched: usize,
     /// No successful call in the window: no denominator, every tier unknown.
     pub no_denominator: bool,
 }
@@ -286,6 +288,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         promoted: Vec::new(),
         unpatterned,
         below_min,
+        unmatched: 0,
         no_denominator,
     };
     for (((idx, proposal, contrast), b), rule) in folded.into_iter().zip(backtests).zip(&rules) {
@@ -306,6 +309,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             rule: serde_json::Value::Null,
         };
         d.rule = candidates::candidate(&derivation, &d, rule);
+        if !derivation.no_denominator && d.backtest.failures == 0 {
+            // A pattern that matches none of its own failures proposes nothing.
+            derivation.unmatched += 1;
+            continue;
+        }
         if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
             derivation.promoted.push((d, layer));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
@@ -373,14 +381,21 @@ pub fn run(args: &DeriveArgs) -> Result<Exit> {
     }
     if let (Some(path), Some(w)) = (&target, &written) {
         eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted)",
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale)",
             derivation.candidates.len(),
             path.display(),
             w.added,
             w.updated,
             w.kept,
-            w.retired
+            w.retired,
+            w.stale
         );
+        if w.stale > 0 {
+            eprintln!(
+                "note: {} earlier candidate(s) no longer passed `guard check` (their tier disagreed with their evidence) and were retired; the next run re-derives them if the evidence is still there",
+                w.stale
+            );
+        }
     }
     Ok(Exit::Ok)
 }

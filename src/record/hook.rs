@@ -213,6 +213,9 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 }
                 Host::Codex => codex_outcome(event, response, &text, &mut call),
             }
+            if call.status == Status::Success {
+                call.output = Some(text.clone());
+            }
             result_text = Some(text);
         }
     }

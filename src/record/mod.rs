@@ -12,9 +12,11 @@
 //! derive can group without re-parsing and nothing secret reaches disk.
 
 mod classify;
+mod error_line;
 pub mod hook;
 pub mod import;
 mod merge;
+pub(crate) mod outcome;
 mod rollout_tail;
 mod rows;
 mod shape;
@@ -23,6 +25,7 @@ pub mod stats;
 mod summary;
 
 use crate::{Exit, Result};
+pub(crate) use classify::Status;
 
 /// `callus record import PATH…`.
 pub fn import(args: &crate::cli::ImportArgs) -> Result<Exit> {

@@ -27,6 +27,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0004_drop_failure_time_index",
         include_str!("../../migrations/0004_drop_failure_time_index.sql"),
     ),
+    (
+        "0005_outcome_classes",
+        include_str!("../../migrations/0005_outcome_classes.sql"),
+    ),
 ];
 
 /// The schema version the store is at.
