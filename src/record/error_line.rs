@@ -58,6 +58,12 @@ fn reads_as_error(lower: &str) -> bool {
     !is_noise(lower) && ERROR_WORDS.iter().any(|w| lower.contains(w))
 }
 
+/// A short line ending in `:` that only announces what follows (`Collected errors:`).
+fn is_header(line: &str) -> bool {
+    let t = line.trim();
+    t.ends_with(':') && t.split_whitespace().count() <= 3
+}
+
 /// Claude Code wraps a tool's own refusal or error in `<tool_use_error>…</tool_use_error>`.
 fn unwrap_tool_error(text: &str) -> String {
     text.replace("<tool_use_error>", "")
@@ -139,10 +145,15 @@ pub(crate) fn error_line(text: &str) -> Option<String> {
     {
         return Some(last.trim().to_string());
     }
-    let pick = lines
+    let at = lines
         .iter()
-        .find(|l| reads_as_error(&l.trim().to_lowercase()))
-        .or_else(|| lines.last())?;
+        .position(|l| reads_as_error(&l.trim().to_lowercase()))
+        .unwrap_or(lines.len() - 1);
+    // A header such as `Collected errors:` introduces the error on the next line.
+    let pick = match lines.get(at + 1) {
+        Some(next) if is_header(&lines[at]) => next,
+        _ => &lines[at],
+    };
     Some(pick.trim().to_string())
 }
 
@@ -297,6 +308,10 @@ mod tests {
         assert_eq!(error_line("Exit code 1\n\n"), None);
         let banner = "Exit code 1\n** WARNING: connection is not using a post-quantum key exchange algorithm.\n** The server may need to be upgraded. See https://openssh.com/pq.html";
         assert_eq!(error_line(banner), None);
+        assert_eq!(
+            error_line("Exit code 255\nCollected errors:\n * opkg_conf_load: Could not lock /var/lock/opkg.lock").unwrap(),
+            "* opkg_conf_load: Could not lock /var/lock/opkg.lock"
+        );
         assert_eq!(
             error_line("<tool_use_error>File does not exist.</tool_use_error>").unwrap(),
             "File does not exist."

@@ -278,6 +278,22 @@ fn answer_of(seg: &Segment, code: i64, error: &str, answers: &[Answer], depth: u
         return exit_segment(&split.segments)
             .is_some_and(|s| answer_of(s, code, error, answers, depth + 1));
     }
+    // PowerShell told to stay quiet on errors (`-ErrorAction SilentlyContinue`) and exiting
+    // 1 without a word: the cmdlet found nothing, which the command asked not to hear about.
+    if depth > 0
+        && code == 1
+        && output_is_silent(error)
+        && seg.argv.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == "silentlycontinue" || w == "ignore"
+        })
+        && seg.argv.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == "-erroraction" || w == "-ea"
+        })
+    {
+        return true;
+    }
     let sub = words.get(1).map(|w| w.to_ascii_lowercase());
     let entry = answers.iter().find(|a| {
         a.program == program
@@ -505,6 +521,25 @@ mod tests {
                 "Exit code 1"
             ),
             Status::Answer
+        );
+    }
+
+    #[test]
+    fn silenced_powershell_queries_are_answers() {
+        let cmd = "powershell.exe -Command \"Get-ItemProperty 'HKLM:\\SYSTEM\\X' -Name SMB1 -ErrorAction SilentlyContinue\"";
+        assert_eq!(bash(cmd, 1, "Exit code 1"), Status::Answer);
+        // An error it printed anyway, or no silencing: a failure.
+        assert_eq!(
+            bash(cmd, 1, "Exit code 1\nGet-ItemProperty : Cannot find path"),
+            Status::Failure
+        );
+        assert_eq!(
+            bash(
+                "powershell.exe -Command \"Get-ItemProperty 'HKLM:\\X' -Name A\"",
+                1,
+                "Exit code 1"
+            ),
+            Status::Failure
         );
     }
 
