@@ -24,6 +24,7 @@ mod candidates;
 mod cluster;
 mod command;
 mod contrast;
+mod environment;
 mod explain;
 mod pattern;
 mod render;
@@ -172,6 +173,10 @@ pub(crate) struct Derivation {
     pub below_min: usize,
     /// Proposals whose pattern matched none of their failures (not proposed).
     pub unmatched: usize,
+    /// Failures of the host's shell or tool, by kind (never candidates).
+    pub environment: Vec<environment::Finding>,
+    /// When the window holds no settled call: the span of the whole store, if any.
+    pub store_span: Option<(i64, i64)>,
     /// No successful call in the window: no denominator, every tier unknown.
     pub no_denominator: bool,
 }
@@ -277,6 +282,12 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         })
         .collect();
     let backtests = backtest::backtests(&targets, &scan.calls);
+    let environment = environment::findings(conn, &options.window)?;
+    let store_span = if scan.settled == 0 && failures.is_empty() {
+        environment::store_span(conn)?
+    } else {
+        None
+    };
     let mut derivation = Derivation {
         options,
         failures,
@@ -289,6 +300,8 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         unpatterned,
         below_min,
         unmatched: 0,
+        environment,
+        store_span,
         no_denominator,
     };
     for (((idx, proposal, contrast), b), rule) in folded.into_iter().zip(backtests).zip(&rules) {

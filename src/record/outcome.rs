@@ -107,6 +107,26 @@ pub(crate) fn is_harness(text: &str, exit_code: Option<i64>) -> bool {
     HARNESS_TEXTS.iter().any(|h| lower.contains(h))
 }
 
+/// The kind of a harness failure, for reporting it once as an environment finding.
+#[must_use]
+pub(crate) fn harness_kind(text: &str, exit_code: Option<i64>) -> &'static str {
+    let lower = lower_head(text.trim_start());
+    if lower.contains("cancelled: parallel tool call") || lower.contains("sibling tool call") {
+        "a parallel tool call was cancelled after a sibling failed"
+    } else if exit_code.is_some_and(|c| NEVER_STARTED.contains(&c))
+        || lower.contains("cygpath")
+        || lower.contains("cygheap")
+        || lower.contains("child_copy")
+        || lower.contains("win32 error")
+    {
+        "the Windows shell (Git-Bash/MSYS) failed to start"
+    } else if lower.contains("shell-snapshots") {
+        "the host's shell snapshot could not be loaded"
+    } else {
+        "the host's shell or tool failed around the command"
+    }
+}
+
 /// An answer-code entry: a program (with an optional subcommand word), its answer exit
 /// codes, and whether the answer may come with a message (`diff` prints the difference,
 /// `defaults read` says the key does not exist).
