@@ -182,6 +182,10 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     meta.insert("tier".into(), json!(d.tier.label()));
     meta.insert("tier_basis".into(), json!(basis));
     meta.insert("attempt_count".into(), json!(d.attempts));
+    // The threshold the tier was graded with, so `guard check` grades it the same way.
+    if dv.options.min_attempts != tier::MIN_ATTEMPTS {
+        meta.insert("min_attempts".into(), json!(dv.options.min_attempts));
+    }
     meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
     meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
     meta.insert(

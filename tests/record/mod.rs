@@ -6,6 +6,7 @@
 
 mod hook;
 mod import;
+mod outcomes;
 mod robustness;
 
 use std::path::{Path, PathBuf};
