@@ -2,6 +2,7 @@
 //! filled the way the recorder fills it (see `derive/support.rs`).
 
 mod lifecycle;
+mod realdata;
 mod support;
 
 use serde_json::Value;
