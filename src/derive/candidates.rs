@@ -162,7 +162,7 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     meta.insert("fail_count".into(), json!(fail_count));
     meta.insert("cluster_fail_count".into(), json!(cluster_fails));
     meta.insert("masked_count".into(), json!(d.backtest.masked));
-    if primary.kind == Kind::ToolWide {
+    if primary.kind == Kind::ToolWide && primary.signature.is_empty() {
         meta.insert(
             "distinct_signatures".into(),
             json!(primary.signatures.len()),

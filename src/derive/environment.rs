@@ -24,6 +24,9 @@ pub(crate) struct Finding {
     pub sessions: u64,
 }
 
+/// Calls, shapes and sessions seen of one kind.
+type Seen = (u64, BTreeSet<String>, BTreeSet<String>);
+
 /// The window's harness failures, grouped by kind, most calls first.
 pub(crate) fn findings(conn: &Connection, window: &Window) -> Result<Vec<Finding>> {
     let err = |e| Error::sql("read harness failures", e);
@@ -37,7 +40,6 @@ pub(crate) fn findings(conn: &Connection, window: &Window) -> Result<Vec<Finding
     let mut rows = stmt
         .query(params![window.since_ms, window.until_ms])
         .map_err(err)?;
-    type Seen = (u64, BTreeSet<String>, BTreeSet<String>);
     let mut by_kind: BTreeMap<&'static str, Seen> = BTreeMap::new();
     while let Some(r) = rows.next().map_err(err)? {
         let error: String = r.get(0).map_err(err)?;

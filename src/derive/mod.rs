@@ -47,10 +47,11 @@ use cluster::{Cluster, Kind};
 use contrast::{Contrast, ShapeStats};
 use pattern::Proposal;
 
-/// Tools left out by default (spec §6.1): reading and bookkeeping tools whose failures say
-/// nothing about a command. `Bash` is never among them.
-pub const DEFAULT_EXCLUDED: &[&str] =
-    &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
+/// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
+/// nothing about a command. `Bash` is never among them, and `Read` no longer is: its failures
+/// cluster by signature (its size limit recurs), and what is not a failure is left out by
+/// outcome class, not by tool.
+pub const DEFAULT_EXCLUDED: &[&str] = &["Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
 
 /// Fewest failures a cluster needs by default (`--min-count`).
 pub const DEFAULT_MIN_COUNT: u64 = 3;
@@ -246,14 +247,18 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             proposals.push((i, p, k));
         }
     }
-    // Clusters that propose the very same rule become one candidate (the largest names it).
+    // Clusters that propose the very same rule become one candidate (the largest names it),
+    // except a tool's clusters of different signatures: each recurring signature is a
+    // finding of its own, never merged into another.
     let mut folded: Vec<(Vec<usize>, Proposal, Option<Contrast>)> = Vec::new();
     for (i, p, k) in proposals {
-        let glob = &clusters[i].group.glob;
-        match folded
-            .iter_mut()
-            .find(|(idx, q, _)| &clusters[idx[0]].group.glob == glob && *q == p)
-        {
+        let c = &clusters[i];
+        match folded.iter_mut().find(|(idx, q, _)| {
+            let first = &clusters[idx[0]];
+            first.group.glob == c.group.glob
+                && *q == p
+                && (first.kind != Kind::ToolWide || first.signature == c.signature)
+        }) {
             Some((idx, _, _)) => idx.push(i),
             None => folded.push((vec![i], p, k)),
         }

@@ -165,8 +165,7 @@ pub(crate) fn masked_line(output: &str, programs: &[String]) -> Option<String> {
         let t = l.trim();
         let (head, rest) = t.split_once(": ")?;
         let head = head.to_ascii_lowercase();
-        (programs.iter().any(|p| *p == head) && reads_as_error(&rest.to_lowercase()))
-            .then(|| t.to_string())
+        (programs.contains(&head) && reads_as_error(&rest.to_lowercase())).then(|| t.to_string())
     })
 }
 
@@ -203,21 +202,18 @@ fn redactions(text: &str) -> String {
     let mut rest = text;
     while let Some(i) = rest.find("[redacted") {
         out.push_str(&rest[..i]);
-        match rest[i..].find(']') {
-            Some(j) => {
-                let marker = &rest[i..i + j];
-                out.push_str(if marker.contains("ip") || marker.contains("host") {
-                    "<host>"
-                } else {
-                    "<redacted>"
-                });
-                rest = &rest[i + j + 1..];
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                rest = "";
-            }
-        }
+        let Some(j) = rest[i..].find(']') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let marker = &rest[i..i + j];
+        out.push_str(if marker.contains("ip") || marker.contains("host") {
+            "<host>"
+        } else {
+            "<redacted>"
+        });
+        rest = &rest[i + j + 1..];
     }
     out.push_str(rest);
     out

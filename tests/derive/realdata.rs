@@ -10,6 +10,7 @@
 //! label states; no candidate's signature is one of a refusal or a harness failure; every
 //! other candidate is listed with the reason its label gives, or as unlabelled.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -83,7 +84,7 @@ fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures(
         }
         let doc = json(&env.run(&["derive", "--since", "2000-01-01", "--json"], b""));
         let candidates = doc["rules"].as_array().cloned().unwrap_or_default();
-        report.push_str(&format!("\n[{store}] {} candidate(s)\n", candidates.len()));
+        let _ = write!(report, "\n[{store}] {} candidate(s)\n", candidates.len());
         let mut keepers_found = 0;
         for k in labels["keepers"].as_array().unwrap() {
             if !archives.contains(&s(k, "archive")) {
@@ -93,24 +94,25 @@ fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures(
             let id = s(k, "id");
             match (found.first(), k.get("known_missing")) {
                 (None, Some(why)) => {
-                    report.push_str(&format!("  MISSING (known) {id}: {why}\n"));
+                    let _ = writeln!(report, "  MISSING (known) {id}: {why}");
                 }
                 (None, None) => {
-                    report.push_str(&format!("  MISSING {id}\n"));
+                    let _ = writeln!(report, "  MISSING {id}");
                     problems.push(format!("{store}: keeper {id} not proposed"));
                 }
                 (Some(c), _) => {
                     keepers_found += 1;
                     let m = &c["meta"];
-                    report.push_str(&format!(
-                        "  found {id}: {} {} ({} of {} attempts, {} masked), ceiling {}\n",
+                    let _ = writeln!(
+                        report,
+                        "  found {id}: {} {} ({} of {} attempts, {} masked), ceiling {}",
                         s(c, "id"),
                         s(m, "tier"),
                         m["fail_count"],
                         m["attempt_count"],
                         m["masked_count"],
                         s(m, "action_ceiling")
-                    ));
+                    );
                     if found.len() > 1 {
                         problems.push(format!(
                             "{store}: keeper {id} split over {} candidates",
@@ -166,12 +168,13 @@ fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures(
                 .iter()
                 .find(|n| matches(c, n) && (s(n, "signature").is_empty() == sig.is_empty()))
                 .map_or("UNLABELLED", |n| s(n, "why"));
-            report.push_str(&format!("  not a keeper {} [{sig}]: {why}\n", s(c, "id")));
+            let _ = writeln!(report, "  not a keeper {} [{sig}]: {why}", s(c, "id"));
         }
-        report.push_str(&format!(
-            "  precision {keepers_found}/{} proposals are keepers\n",
+        let _ = writeln!(
+            report,
+            "  precision {keepers_found}/{} proposals are keepers",
             candidates.len()
-        ));
+        );
     }
     eprintln!("{report}");
     assert!(problems.is_empty(), "{}\n{report}", problems.join("\n"));

@@ -35,6 +35,9 @@ struct Use {
     agent_id: Option<String>,
 }
 
+/// A result seen before its `tool_use`: the block, its line and the line's time.
+type Early = (Value, Map<String, Value>, Option<i64>);
+
 /// Import one transcript.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     let file_agent = path
@@ -44,7 +47,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         .map(str::to_string);
     let mut uses: HashMap<String, Use> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    let mut early: HashMap<String, (Value, Map<String, Value>, Option<i64>)> = HashMap::new();
+    let mut early: HashMap<String, Early> = HashMap::new();
     let mut sessions: HashMap<String, Session> = HashMap::new();
     sink.lines(path, |sink, _, line| {
         let text = |k: &str| {
@@ -124,15 +127,12 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
                     let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
                         continue;
                     };
-                    let call = match uses.remove(id) {
-                        Some(u) => settle(id, u, block, &line, ts),
-                        None => {
-                            // Its tool_use may come later in the file (or be elsewhere).
-                            early.insert(id.to_string(), (block.clone(), line.clone(), ts));
-                            continue;
-                        }
+                    let Some(u) = uses.remove(id) else {
+                        // Its tool_use may come later in the file (or be elsewhere).
+                        early.insert(id.to_string(), (block.clone(), line.clone(), ts));
+                        continue;
                     };
-                    sink.call(&call)?;
+                    sink.call(&settle(id, u, block, &line, ts))?;
                 }
             }
             _ => {}
@@ -140,8 +140,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         Ok(())
     })?;
     // Results whose tool_use is not in this file settle a call stored from another one.
-    let mut early: Vec<(String, (Value, Map<String, Value>, Option<i64>))> =
-        early.into_iter().collect();
+    let mut early: Vec<(String, Early)> = early.into_iter().collect();
     early.sort_by(|a, b| a.0.cmp(&b.0));
     for (id, (block, line, ts)) in early {
         let Some(tool) = sink.stored_tool(&id)? else {
