@@ -12,7 +12,7 @@
 //! derive can group without re-parsing and nothing secret reaches disk.
 
 mod classify;
-mod error_line;
+pub(crate) mod error_line;
 pub mod hook;
 pub mod import;
 mod merge;

@@ -214,3 +214,50 @@ fn the_hook_stores_answers_harness_failures_and_masked_successes() {
     assert_eq!(row(&env, "toolu_h_answer").status, "answer");
     assert_eq!(row(&env, "toolu_h_harness").status, "harness");
 }
+
+#[test]
+fn explain_breaks_failures_down_by_signature_and_shows_masked_calls() {
+    let env = Env::new();
+    outcomes(&env);
+    let out = env.run(
+        &["derive", "--since", "2026-01-01", "--min-attempts", "3"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.home_path().join("candidates.json")).unwrap(),
+    )
+    .unwrap();
+    let id = doc["rules"][0]["id"].as_str().unwrap().to_string();
+    let out = env.run(&["derive", "explain", &id, "--json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = json(&out);
+    let groups = r["failures"]["by_signature"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{r:#}");
+    assert_eq!(
+        (
+            groups[0]["failures"].as_u64(),
+            groups[0]["sessions"].as_u64()
+        ),
+        (Some(3), Some(1))
+    );
+    assert!(
+        groups[0]["error_line"]
+            .as_str()
+            .unwrap()
+            .starts_with("sudo: a terminal is required"),
+        "the error's line, not the Exit code line: {r:#}"
+    );
+    let masked = r["masked"].as_array().unwrap();
+    assert_eq!(masked.len(), 1);
+    assert!(
+        masked[0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("| head -30")
+    );
+    let out = env.run(&["derive", "explain", &id], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("failures by signature"), "{text}");
+    assert!(text.contains("masked: 1 call(s) exited 0"), "{text}");
+}
