@@ -21,6 +21,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value, json};
 
 use super::cluster::{Cluster, Kind};
@@ -295,19 +297,40 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
     }
     let (alone, _) = tier::classify(b.failures, b.failures, min_attempts);
     let share = round4(b.crossfire as f64 / b.matched as f64) * 100.0;
-    if d.tier.ceiling() < alone.ceiling() {
-        Some(format!(
+    let mut note = if d.tier.ceiling() < alone.ceiling() {
+        format!(
             "the pattern also matches {} successful call(s) ({share:.0}% of what it matches): that lowers its ceiling from {} to {}",
             b.crossfire,
             alone.ceiling(),
             d.tier.ceiling()
-        ))
+        )
     } else {
-        Some(format!(
+        format!(
             "the pattern also matches {} successful call(s) ({share:.0}% of what it matches)",
             b.crossfire
-        ))
+        )
+    };
+    if b.crossfire > b.failures {
+        // A reviewer asks why a rule that mostly fires on working calls is proposed at all.
+        let narrowed = d.contrast.as_ref().is_some_and(|k| {
+            k.tokens
+                .iter()
+                .any(|t| t.verdict != super::contrast::Verdict::Neither)
+        });
+        let _ = write!(
+            note,
+            "; more successes than failures ({} vs {}): proposed only because its failures share one error signature over {} session(s){} — refine the pattern before promoting it",
+            b.crossfire,
+            b.failures,
+            b.sessions,
+            if narrowed {
+                ""
+            } else {
+                " and no flag or argument of the calls separates them from the successes"
+            }
+        );
     }
+    Some(note)
 }
 
 /// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the

@@ -145,6 +145,17 @@ fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures(
         }
         for c in &candidates {
             let sig = c["meta"]["error_signature"].as_str().unwrap_or_default();
+            let b = &c["meta"]["backtest"];
+            if b["crossfire"].as_u64() > b["failures"].as_u64()
+                && !c["meta"]["crossfire_note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains("more successes than failures"))
+            {
+                problems.push(format!(
+                    "{store}: {} matches more successes than failures and does not say why",
+                    s(c, "id")
+                ));
+            }
             for bad in labels["never_in_a_candidate"].as_array().unwrap() {
                 let bad = bad.as_str().unwrap();
                 if sig.contains(bad) {
