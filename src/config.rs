@@ -195,7 +195,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// The keys the settings file knows.
-pub(crate) const SETTING_KEYS: &[&str] = &["fail"];
+pub(crate) const SETTING_KEYS: &[&str] = &["fail", "answer_codes"];
 
 /// The settings file, `$CALLUS_HOME/config`: one `key = value` per line, the value bare or
 /// in double quotes, blank lines and `#` comments (whole lines, or after the value) ignored.
@@ -205,6 +205,9 @@ pub(crate) const SETTING_KEYS: &[&str] = &["fail"];
 pub struct Settings {
     /// `fail`: the guard's failure policy.
     pub fail: Option<FailPolicy>,
+    /// `answer_codes`: programs whose exit status is an answer, not a failure (see
+    /// `record::outcome`), added to the built-in table.
+    pub answer_codes: Option<String>,
     /// What is wrong with the file.
     pub problems: Vec<Problem>,
 }
@@ -252,6 +255,10 @@ impl Settings {
                 continue;
             }
             seen.push(key);
+            if key == "answer_codes" {
+                out.answer_codes = Some(value.to_string());
+                continue;
+            }
             match FailPolicy::parse(value) {
                 Some(policy) => out.fail = Some(policy),
                 None => problem(
@@ -355,7 +362,10 @@ mod tests {
         };
         assert_eq!(
             problem("\nFAIL = closed"),
-            ("/h/config:2: unknown key 'FAIL' (known: fail)".into(), true)
+            (
+                "/h/config:2: unknown key 'FAIL' (known: fail, answer_codes)".into(),
+                true
+            )
         );
         assert_eq!(
             problem("fail = \"clsoed\""),
@@ -367,7 +377,7 @@ mod tests {
         assert_eq!(
             problem("colour = red"),
             (
-                "/h/config:1: unknown key 'colour' (known: fail)".into(),
+                "/h/config:1: unknown key 'colour' (known: fail, answer_codes)".into(),
                 false
             )
         );

@@ -2,6 +2,7 @@
 //! filled the way the recorder fills it (see `derive/support.rs`).
 
 mod lifecycle;
+mod realdata;
 mod support;
 
 use serde_json::Value;
@@ -205,7 +206,7 @@ fn no_successes_in_the_window_means_no_denominator() {
 }
 
 #[test]
-fn reading_tools_are_excluded_by_default_and_can_be_included() {
+fn bookkeeping_tools_are_excluded_by_default_read_is_not() {
     let env = Env::new();
     let mut rows = Vec::new();
     rows.extend((0..47).map(|i| Row::tool("Read", "failure", "File does not exist.", i)));
@@ -219,10 +220,15 @@ fn reading_tools_are_excluded_by_default_and_can_be_included() {
             .map(|r| r["tool"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(tools(&derive_json(&env, &[])), vec!["WebFetch"]);
-    let with_read = tools(&derive_json(&env, &["--include-tool", "Read"]));
-    assert_eq!(with_read, vec!["Read", "WebFetch"]);
-    let none = derive_json(&env, &["--exclude-tool", "WebFetch"]);
+    assert_eq!(tools(&derive_json(&env, &[])), vec!["Read", "WebFetch"]);
+    let without_read = tools(&derive_json(&env, &["--exclude-tool", "Read"]));
+    assert_eq!(without_read, vec!["WebFetch"]);
+    let with_skill = tools(&derive_json(&env, &["--include-tool", "Skill"]));
+    assert_eq!(with_skill, vec!["Read", "WebFetch", "Skill"]);
+    let none = derive_json(
+        &env,
+        &["--exclude-tool", "WebFetch", "--exclude-tool", "Read"],
+    );
     assert!(rules(&none).is_empty());
 }
 

@@ -1,8 +1,9 @@
 //! Reading the window's tool calls out of the store.
 //!
 //! Two queries, shaped for a store of millions of calls:
-//! - the failures in the window (status `failure` only: pending, interrupted and denied calls
-//!   are never evidence that a command fails), through the partial index of migration 0003;
+//! - the failures in the window (status `failure` only, refined again by the outcome model:
+//!   pending, interrupted, denied, harness calls and answers are never evidence that a
+//!   command fails), through the status index;
 //! - one streaming pass over the settled calls (success or failure) in the window, through
 //!   the backtest's [`scan`](crate::rules::backtest::scan), that keeps only the calls a later
 //!   stage can use: calls of a tool group that has a cluster, and, for Bash, only calls whose
@@ -16,6 +17,8 @@ use aho_corasick::AhoCorasick;
 use rusqlite::{Connection, params};
 
 use super::command::prefilter_into;
+use crate::record::Status;
+use crate::record::outcome;
 use crate::rules::backtest::{self, Scan};
 use crate::window::Window;
 use crate::{Error, Result};
@@ -42,7 +45,7 @@ pub(crate) struct Failure {
 /// Load the failures in `window`.
 pub(crate) fn failures(conn: &Connection, window: &Window) -> Result<Vec<Failure>> {
     let sql = "SELECT tool, coalesce(command, ''), coalesce(error, ''), coalesce(signature, ''),
-                      session_id, started_ms, source
+                      session_id, started_ms, source, exit_code
                FROM tool_calls
                WHERE status = 'failure' AND started_ms >= ?1 AND started_ms < ?2
                ORDER BY started_ms, tool_use_id";
@@ -51,19 +54,33 @@ pub(crate) fn failures(conn: &Connection, window: &Window) -> Result<Vec<Failure
         .map_err(|e| Error::sql("prepare failure query", e))?;
     let rows = stmt
         .query_map(params![window.since_ms, window.until_ms], |r| {
-            Ok(Failure {
-                tool: r.get(0)?,
-                command: r.get(1)?,
-                error: r.get(2)?,
-                signature: r.get(3)?,
-                session: r.get(4)?,
-                started_ms: r.get(5)?,
-                source: r.get(6)?,
-            })
+            Ok((
+                Failure {
+                    tool: r.get(0)?,
+                    command: r.get(1)?,
+                    error: r.get(2)?,
+                    signature: r.get(3)?,
+                    session: r.get(4)?,
+                    started_ms: r.get(5)?,
+                    source: r.get(6)?,
+                },
+                r.get::<_, Option<i64>>(7)?,
+            ))
         })
         .map_err(|e| Error::sql("read failures", e))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(|e| Error::sql("read failures", e))
+    let rows = rows
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(|e| Error::sql("read failures", e))?;
+    // Rows stored before the outcome model (or under another answer table) are refined
+    // here: a refusal, a harness failure or an answer is never a failure's evidence.
+    Ok(rows
+        .into_iter()
+        .filter(|(f, code)| {
+            outcome::refine(&f.tool, Some(&f.command), Status::Failure, *code, &f.error)
+                == Status::Failure
+        })
+        .map(|(f, _)| f)
+        .collect())
 }
 
 /// Stream the settled calls in `window`, keeping those of a tool group in `groups`

@@ -21,6 +21,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value, json};
 
 use super::cluster::{Cluster, Kind};
@@ -102,7 +104,15 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     let primary = clusters[0];
     let latest = &dv.failures[*primary.failures.last().expect("a cluster has a failure")];
     let days = dv.options.window.days();
-    let fail_count = d.fail_count(&dv.clusters);
+    // One source of evidence: with a denominator, the counts are the backtest's (what the
+    // pattern matches in the window, masked failures included), the same numbers the tier
+    // was computed from and `guard check` re-derives it from.
+    let cluster_fails = d.fail_count(&dv.clusters);
+    let fail_count = if d.attempts.is_some() {
+        d.backtest.failures as usize
+    } else {
+        cluster_fails
+    };
     let ceiling = d.tier.ceiling();
     let basis = tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0));
     let sample_error = redact_capped(&latest.error, SAMPLE_CHARS);
@@ -152,7 +162,9 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     );
     meta.insert("kind".into(), json!(d.proposal.kind));
     meta.insert("fail_count".into(), json!(fail_count));
-    if primary.kind == Kind::ToolWide {
+    meta.insert("cluster_fail_count".into(), json!(cluster_fails));
+    meta.insert("masked_count".into(), json!(d.backtest.masked));
+    if primary.kind == Kind::ToolWide && primary.signature.is_empty() {
         meta.insert(
             "distinct_signatures".into(),
             json!(primary.signatures.len()),
@@ -172,6 +184,10 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     meta.insert("tier".into(), json!(d.tier.label()));
     meta.insert("tier_basis".into(), json!(basis));
     meta.insert("attempt_count".into(), json!(d.attempts));
+    // The threshold the tier was graded with, so `guard check` grades it the same way.
+    if dv.options.min_attempts != tier::MIN_ATTEMPTS {
+        meta.insert("min_attempts".into(), json!(dv.options.min_attempts));
+    }
     meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
     meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
     meta.insert(
@@ -281,19 +297,40 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
     }
     let (alone, _) = tier::classify(b.failures, b.failures, min_attempts);
     let share = round4(b.crossfire as f64 / b.matched as f64) * 100.0;
-    if d.tier.ceiling() < alone.ceiling() {
-        Some(format!(
+    let mut note = if d.tier.ceiling() < alone.ceiling() {
+        format!(
             "the pattern also matches {} successful call(s) ({share:.0}% of what it matches): that lowers its ceiling from {} to {}",
             b.crossfire,
             alone.ceiling(),
             d.tier.ceiling()
-        ))
+        )
     } else {
-        Some(format!(
+        format!(
             "the pattern also matches {} successful call(s) ({share:.0}% of what it matches)",
             b.crossfire
-        ))
+        )
+    };
+    if b.crossfire > b.failures {
+        // A reviewer asks why a rule that mostly fires on working calls is proposed at all.
+        let narrowed = d.contrast.as_ref().is_some_and(|k| {
+            k.tokens
+                .iter()
+                .any(|t| t.verdict != super::contrast::Verdict::Neither)
+        });
+        let _ = write!(
+            note,
+            "; more successes than failures ({} vs {}): proposed only because its failures share one error signature over {} session(s){} — refine the pattern before promoting it",
+            b.crossfire,
+            b.failures,
+            b.sessions,
+            if narrowed {
+                ""
+            } else {
+                " and no flag or argument of the calls separates them from the successes"
+            }
+        );
     }
+    Some(note)
 }
 
 /// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the
@@ -401,6 +438,9 @@ pub(crate) struct Written {
     pub kept: usize,
     /// Earlier candidates removed because a reviewed layer now declares them (promoted).
     pub retired: usize,
+    /// Earlier candidates removed because they no longer pass `guard check` (written by an
+    /// older callus or edited by hand, their evidence no longer agrees with their tier).
+    pub stale: usize,
 }
 
 /// Merge `doc` into the candidate file at `path` (created if absent) and write it, retiring
@@ -416,9 +456,39 @@ pub(crate) fn merge_into(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(path, e)),
     };
-    let written = merge(existing.as_ref(), doc, &name, promoted)?;
-    let text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
-    let report = crate::rules::check::check_text(&name, &text);
+    let mut written = merge(existing.as_ref(), doc, &name, promoted)?;
+    let mut text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
+    let mut report = crate::rules::check::check_text(&name, &text);
+    if !report.ok {
+        // An earlier candidate this run did not re-derive cannot be re-graded (its evidence
+        // is not in the window): one that no longer passes the check is retired, never a
+        // reason to abort the run.
+        let fresh: Vec<&str> = doc["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.get("id").and_then(Value::as_str))
+            .collect();
+        let failing: Vec<String> = report
+            .errors
+            .iter()
+            .chain(&report.example_failures)
+            .filter_map(|e| e.split_once(": ").map(|(id, _)| id.to_string()))
+            .filter(|id| !fresh.contains(&id.as_str()))
+            .collect();
+        if let Some(Value::Array(rules)) = written.document.get_mut("rules") {
+            let before = rules.len();
+            rules.retain(|r| {
+                !r.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| failing.iter().any(|f| f == id))
+            });
+            written.stale = before - rules.len();
+            written.kept = written.kept.saturating_sub(written.stale);
+        }
+        text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
+        report = crate::rules::check::check_text(&name, &text);
+    }
     if !report.ok {
         let mut problems = report.errors;
         problems.extend(report.example_failures);
@@ -503,6 +573,7 @@ pub(crate) fn merge(
         out.entry(k).or_insert(v);
     }
     Ok(Written {
+        stale: 0,
         document: Value::Object(out),
         added,
         updated,

@@ -6,8 +6,9 @@
 //! cluster per host whatever the program or wording), or the program of its failing segment
 //! (see [`crate::shell::program::failing_program`]). A Bash failure that ran only builtins joins a
 //! cluster with an empty shape, which is reported and never proposed (a tool-only Bash rule
-//! would match every command: spec §15.1 item 36). Every other tool is one tool-wide cluster
-//! per tool group (an MCP server counts as one group), whatever its signatures.
+//! would match every command: spec §15.1 item 36). Every other tool clusters by tool and
+//! signature (its candidate is tool-wide, but only a signature that recurs on its own makes
+//! one), except an MCP server, which is one tool-wide cluster whatever its signatures.
 //!
 //! A cluster's id is derived from its group, shape and signature only — never from counts — so
 //! next week's run names the same cluster the same way (spec §15.1 item 38).
@@ -196,7 +197,15 @@ pub(crate) fn build(failures: &[Failure]) -> Vec<Cluster> {
         let (shape, signature, kind, tokens) = if group.is_bash() {
             bash_key(f, sig.clone())
         } else {
-            (group.key.clone(), String::new(), Kind::ToolWide, Vec::new())
+            // Signature first for the host's own tools: Read's size limit and a missing file
+            // are separate clusters, each needing `--min-count` failures of its own. An MCP
+            // server stays one surface (spec §6.4), whatever its methods' signatures.
+            let signature = if group.key.starts_with("mcp__") {
+                String::new()
+            } else {
+                sig.clone()
+            };
+            (group.key.clone(), signature, Kind::ToolWide, Vec::new())
         };
         let c = by_key
             .entry((group.clone(), shape.clone(), signature.clone()))

@@ -45,8 +45,16 @@ pub(crate) fn run(
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
-    if let Some((window, generated)) = recorded(&paths, id) {
+    if let Some((window, generated)) = recorded(&paths, args.out.as_deref(), id) {
         options.window = window;
+        // The tools it was derived with (`--include-tool`/`--exclude-tool` at the time).
+        if let Some(excluded) = generated["excluded_tools"].as_array() {
+            options.excluded = excluded
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect();
+        }
         if let Some(n) = generated["min_count"].as_u64().filter(|n| *n > 0) {
             options.min_count = n;
         }
@@ -83,10 +91,17 @@ pub(crate) fn run(
 }
 
 /// The window `id` was derived in (its `meta.window`) and the `generated` block of the file
-/// that records it: the candidate file first, then the reviewed layers (a promoted candidate
+/// that records it: the `--out` file when given, the candidate file, then the reviewed layers (a promoted candidate
 /// carries its `meta.window` along and is retired from the candidate file).
-fn recorded(paths: &LayerPaths, id: &str) -> Option<(Window, Value)> {
-    let files = std::iter::once(&paths.candidates)
+fn recorded(
+    paths: &LayerPaths,
+    out: Option<&std::path::Path>,
+    id: &str,
+) -> Option<(Window, Value)> {
+    let out = out.map(std::path::Path::to_path_buf);
+    let files = out
+        .iter()
+        .chain(std::iter::once(&paths.candidates))
         .chain(std::iter::once(&paths.user))
         .chain(paths.project.as_ref())
         .chain(&paths.env);
@@ -144,9 +159,12 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
                 "session": f.session,
                 "command": redact_capped(&f.command, 300),
                 "error": redact_capped(&f.error, 300),
+                "error_line": error_line(&f.error).map(|l| redact_capped(&l, 300)),
             })
         })
         .collect();
+    let by_signature = signature_breakdown(dv, &failures);
+    let masked = masked_calls(dv, d);
     let stats = dv
         .shapes
         .get(&primary.shape)
@@ -200,7 +218,8 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
             "unless": d.rule.get("unless"),
             "flags": d.rule.get("flags"),
         },
-        "failures": {"count": failures.len(), "calls": failing},
+        "failures": {"count": failures.len(), "by_signature": by_signature, "calls": failing},
+        "masked": masked,
         "successes_of_shape": successes,
         "contrast": contrast,
         "backtest": backtest,
@@ -212,6 +231,67 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
     })
 }
 
+/// The failures grouped by signature: count, sessions, days, and the error line of the
+/// latest one.
+fn signature_breakdown(dv: &Derivation, failures: &[usize]) -> Vec<Value> {
+    use std::collections::{BTreeMap, BTreeSet};
+    type Group<'a> = (u64, BTreeSet<&'a str>, BTreeSet<i64>, usize);
+    let mut groups: BTreeMap<&str, Group<'_>> = BTreeMap::new();
+    for &i in failures {
+        let f = &dv.failures[i];
+        let g = groups.entry(f.signature.as_str()).or_default();
+        g.0 += 1;
+        g.1.insert(f.session.as_deref().unwrap_or(""));
+        g.2.insert(f.started_ms.div_euclid(86_400_000));
+        g.3 = i;
+    }
+    let mut out: Vec<(u64, Value)> = groups
+        .into_iter()
+        .map(|(sig, (n, sessions, days, last))| {
+            let line = error_line(&dv.failures[last].error);
+            (
+                n,
+                json!({"signature": sig, "failures": n, "sessions": sessions.len(),
+                       "days": days.len(),
+                       "error_line": line.map(|l| redact_capped(&l, 300))}),
+            )
+        })
+        .collect();
+    out.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The calls the candidate's pattern matches that exited 0 with a known failure's
+/// signature in their output (counted as failures by the backtest).
+fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<Value> {
+    let Some(rule) = d
+        .rule
+        .as_object()
+        .and_then(|r| crate::rules::backtest::probe(r, "explain").ok())
+    else {
+        return Vec::new();
+    };
+    dv.scan
+        .calls
+        .iter()
+        .filter(|c| c.masked && c.fired_by(&rule))
+        .take(MAX_SUCCESSES)
+        .map(|c| json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)}))
+        .collect()
+}
+
+fn error_line(error: &str) -> Option<String> {
+    crate::record::error_line::error_line(error)
+}
+
+/// Width of a table cell: about half of the terminal's `COLUMNS` (default 100).
+fn cell_chars() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .map_or(CELL_CHARS, |w| (w.saturating_sub(40) / 2).clamp(24, 200))
+}
+
 fn cell(v: &Value) -> String {
     let s = match v {
         Value::String(s) => s.clone(),
@@ -219,8 +299,9 @@ fn cell(v: &Value) -> String {
         other => other.to_string(),
     };
     let one_line = s.replace('\n', " ⏎ ");
-    let mut out: String = one_line.chars().take(CELL_CHARS).collect();
-    if one_line.chars().count() > CELL_CHARS {
+    let width = cell_chars();
+    let mut out: String = one_line.chars().take(width).collect();
+    if one_line.chars().count() > width {
         out.push('…');
     }
     out
@@ -262,17 +343,42 @@ fn text(r: &Value) -> String {
     for p in rule["unless"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  unless {}", cell(p));
     }
+    let _ = writeln!(out, "\nfailures by signature:");
+    let mut t = table(&["failures", "sessions", "days", "error line"]);
+    for g in r["failures"]["by_signature"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        t.add_row(vec![
+            g["failures"].to_string(),
+            g["sessions"].to_string(),
+            g["days"].to_string(),
+            cell(&g["error_line"]),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
     let _ = writeln!(out, "\nfailing calls ({}):", r["failures"]["count"]);
-    let mut t = table(&["at", "session", "command", "error"]);
+    let mut t = table(&["at", "session", "command", "error line"]);
     for f in r["failures"]["calls"].as_array().into_iter().flatten() {
         t.add_row(vec![
             cell(&f["at"]),
             cell(&f["session"]),
             cell(&f["command"]),
-            cell(&f["error"]),
+            cell(&f["error_line"]),
         ]);
     }
     let _ = writeln!(out, "{t}");
+    if let Some(masked) = r["masked"].as_array().filter(|m| !m.is_empty()) {
+        let _ = writeln!(
+            out,
+            "\nmasked: {} call(s) exited 0 but printed this failure's error (a pipe or `|| …` hid it); counted as failures:",
+            masked.len()
+        );
+        for c in masked {
+            let _ = writeln!(out, "  {}  {}", cell(&c["at"]), cell(&c["command"]));
+        }
+    }
     if let Some(s) = r["successes_of_shape"].as_object() {
         let _ = writeln!(
             out,

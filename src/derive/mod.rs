@@ -24,6 +24,7 @@ mod candidates;
 mod cluster;
 mod command;
 mod contrast;
+mod environment;
 mod explain;
 mod pattern;
 mod render;
@@ -46,10 +47,12 @@ use cluster::{Cluster, Kind};
 use contrast::{Contrast, ShapeStats};
 use pattern::Proposal;
 
-/// Tools left out by default (spec §6.1): reading and bookkeeping tools whose failures say
-/// nothing about a command. `Bash` is never among them.
+/// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
+/// nothing about a command. `Bash` is never among them, and `Read` no longer is: its failures
+/// cluster by signature (its size limit recurs), and what is not a failure is left out by
+/// outcome class, not by tool.
 pub(crate) const DEFAULT_EXCLUDED: &[&str] =
-    &["Read", "Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
+    &["Skill", "Glob", "Grep", "TodoWrite", "NotebookRead"];
 
 /// Fewest failures a cluster needs by default (`--min-count`).
 pub(crate) const DEFAULT_MIN_COUNT: u64 = 3;
@@ -170,6 +173,12 @@ pub(crate) struct Derivation {
     pub unpatterned: Vec<usize>,
     /// Clusters below `min_count`.
     pub below_min: usize,
+    /// Proposals whose pattern matched none of their failures (not proposed).
+    pub unmatched: usize,
+    /// Failures of the host's shell or tool, by kind (never candidates).
+    pub environment: Vec<environment::Finding>,
+    /// When the window holds no settled call: the span of the whole store, if any.
+    pub store_span: Option<(i64, i64)>,
     /// No successful call in the window: no denominator, every tier unknown.
     pub no_denominator: bool,
 }
@@ -239,14 +248,18 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             proposals.push((i, p, k));
         }
     }
-    // Clusters that propose the very same rule become one candidate (the largest names it).
+    // Clusters that propose the very same rule become one candidate (the largest names it),
+    // except a tool's clusters of different signatures: each recurring signature is a
+    // finding of its own, never merged into another.
     let mut folded: Vec<(Vec<usize>, Proposal, Option<Contrast>)> = Vec::new();
     for (i, p, k) in proposals {
-        let glob = &clusters[i].group.glob;
-        match folded
-            .iter_mut()
-            .find(|(idx, q, _)| &clusters[idx[0]].group.glob == glob && *q == p)
-        {
+        let c = &clusters[i];
+        match folded.iter_mut().find(|(idx, q, _)| {
+            let first = &clusters[idx[0]];
+            first.group.glob == c.group.glob
+                && *q == p
+                && (first.kind != Kind::ToolWide || first.signature == c.signature)
+        }) {
             Some((idx, _, _)) => idx.push(i),
             None => folded.push((vec![i], p, k)),
         }
@@ -275,6 +288,12 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         })
         .collect();
     let backtests = backtest::backtests(&targets, &scan.calls);
+    let environment = environment::findings(conn, &options.window)?;
+    let store_span = if scan.settled == 0 && failures.is_empty() {
+        environment::store_span(conn)?
+    } else {
+        None
+    };
     let mut derivation = Derivation {
         options,
         failures,
@@ -286,6 +305,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         promoted: Vec::new(),
         unpatterned,
         below_min,
+        unmatched: 0,
+        environment,
+        store_span,
         no_denominator,
     };
     for (((idx, proposal, contrast), b), rule) in folded.into_iter().zip(backtests).zip(&rules) {
@@ -306,6 +328,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             rule: serde_json::Value::Null,
         };
         d.rule = candidates::candidate(&derivation, &d, rule);
+        if !derivation.no_denominator && d.backtest.failures == 0 {
+            // A pattern that matches none of its own failures proposes nothing.
+            derivation.unmatched += 1;
+            continue;
+        }
         if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
             derivation.promoted.push((d, layer));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
@@ -372,14 +399,21 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     }
     if let (Some(path), Some(w)) = (&target, &written) {
         eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted)",
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale)",
             derivation.candidates.len(),
             path.display(),
             w.added,
             w.updated,
             w.kept,
-            w.retired
+            w.retired,
+            w.stale
         );
+        if w.stale > 0 {
+            eprintln!(
+                "note: {} earlier candidate(s) no longer passed `guard check` (their tier disagreed with their evidence) and were retired; the next run re-derives them if the evidence is still there",
+                w.stale
+            );
+        }
     }
     Ok(Exit::Ok)
 }

@@ -63,6 +63,32 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             "Look closer with `callus derive explain ID`; promote with `callus rules promote ID --action A --message M`."
         );
     }
+    if let Some((first, last)) = dv.store_span {
+        let _ = writeln!(
+            out,
+            "The window {} .. {} holds no recorded calls; the store holds calls from {} to {} (try --since {}).",
+            iso(o.window.since_ms),
+            iso(o.window.until_ms),
+            iso(first),
+            iso(last),
+            chrono::DateTime::from_timestamp_millis(first)
+                .map(|t| t.date_naive().to_string())
+                .unwrap_or_default()
+        );
+    }
+    if !dv.environment.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nEnvironment findings (the host's shell or tool failed; not failures of the commands, never candidates):"
+        );
+        for f in &dv.environment {
+            let _ = writeln!(
+                out,
+                "  · {}: {} call(s) of {} program(s) over {} session(s)",
+                f.kind, f.calls, f.programs, f.sessions
+            );
+        }
+    }
     if !dv.withheld.is_empty() {
         let _ = writeln!(
             out,

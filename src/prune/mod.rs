@@ -11,6 +11,7 @@
 //! A missing or empty store is not silence: every rule then reads as `prune` "for lack of
 //! evidence", and the rendering says so loudly (callusguard spec §7.4).
 
+pub(crate) mod age;
 pub(crate) mod effect;
 pub(crate) mod firings;
 pub(crate) mod render;
@@ -194,6 +195,17 @@ pub(crate) fn build(
             tier,
             effect: effect.as_ref(),
         });
+        let enforced_ms = rule
+            .promoted()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map(|t| t.and_utc().timestamp_millis());
+        let age = age::Age {
+            days: enforced_ms.map(|ms| (now.timestamp_millis() - ms).div_euclid(86_400_000)),
+            attempts: enforced_ms.map_or(0, |ms| {
+                idx.iter().filter(|&&i| calls[i].started_ms >= ms).count() as u64
+            }),
+        };
+        let j = age::settle(j, age, days, crate::rules::tier::MIN_ATTEMPTS);
         out.push(RuleVerdict {
             id: rule.id.clone(),
             layer: layer.kind.as_str(),

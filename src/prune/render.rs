@@ -16,6 +16,7 @@ fn heading(v: Verdict) -> &'static str {
         Verdict::Promote => "▲ PROMOTE",
         Verdict::Review => "⚠ REVIEW",
         Verdict::Prune => "✂ PRUNE",
+        Verdict::TooYoung => "… TOO-YOUNG",
         Verdict::Keep => "✓ KEEP",
     }
 }

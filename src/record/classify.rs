@@ -20,6 +20,10 @@ pub(crate) enum Status {
     Interrupted,
     /// Refused before it ran.
     Denied,
+    /// Exited non-zero as its answer (`grep` found nothing): ran fine (see `outcome`).
+    Answer,
+    /// The host's shell or tool failed around the command (see `outcome`).
+    Harness,
 }
 
 impl Status {
@@ -32,6 +36,8 @@ impl Status {
             Status::Failure => "failure",
             Status::Interrupted => "interrupted",
             Status::Denied => "denied",
+            Status::Answer => "answer",
+            Status::Harness => "harness",
         }
     }
 
@@ -44,6 +50,8 @@ impl Status {
             "failure" | "failed" | "error" => Some(Status::Failure),
             "interrupted" | "aborted" => Some(Status::Interrupted),
             "denied" | "blocked" | "rejected" => Some(Status::Denied),
+            "answer" => Some(Status::Answer),
+            "harness" => Some(Status::Harness),
             _ => None,
         }
     }

@@ -244,6 +244,9 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 // Settled by `peer_outcome` above.
                 Host::Gemini | Host::Cursor | Host::Copilot => {}
             }
+            if call.status == Status::Success {
+                call.output = Some(text.clone());
+            }
             result_text = Some(text);
         }
     }

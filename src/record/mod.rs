@@ -12,9 +12,11 @@
 //! derive can group without re-parsing and nothing secret reaches disk.
 
 mod classify;
+pub(crate) mod error_line;
 pub(crate) mod hook;
 pub(crate) mod import;
 mod merge;
+pub(crate) mod outcome;
 mod peer_outcome;
 mod rollout_tail;
 mod rows;
@@ -23,6 +25,8 @@ mod signature;
 mod spool;
 pub(crate) mod stats;
 mod summary;
+
+pub(crate) use classify::Status;
 
 /// The hook recorder entry point; always exits 0.
 #[must_use]

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::classify::Status;
 use super::merge::{self, Row};
-use super::{shape, signature, summary};
+use super::{outcome, shape, signature, summary};
 use crate::redact;
 use crate::{Error, Result};
 
@@ -56,6 +56,9 @@ pub(crate) struct Call {
     pub(crate) duration_ms: Option<i64>,
     /// Raw error text (kept only when the call did not succeed).
     pub(crate) error: Option<String>,
+    /// Raw output of a successful call: only a line that reads as the error of one of the
+    /// command's programs is kept of it (a `masked` failure, see `outcome`).
+    pub(crate) output: Option<String>,
     /// The exit code, when known.
     pub(crate) exit_code: Option<i64>,
     /// The call's working directory.
@@ -85,6 +88,7 @@ impl Call {
             ended_ms: None,
             duration_ms: None,
             error: None,
+            output: None,
             exit_code: None,
             cwd: None,
             agent_id: None,
@@ -104,7 +108,7 @@ pub(crate) fn write_call(conn: &Connection, call: &Call) -> Result<()> {
     // A hook's post event usually finds the row its pre event wrote: look before inserting.
     let mut writer = CallWriter::new(conn);
     writer.insert_first = false;
-    writer.write(call)
+    writer.write(call).map(drop)
 }
 
 /// Stores calls, merging each into the row of its `tool_use_id` (see [`merge`]). Its
@@ -130,17 +134,20 @@ impl<'c> CallWriter<'c> {
         }
     }
 
-    /// Redact, shape, sign and store `call`, merged into any row already stored for it.
-    pub(crate) fn write(&mut self, call: &Call) -> Result<()> {
+    /// Redact, shape, sign and store `call`, merged into any row already stored for it;
+    /// the outcome class it was stored with (refined by [`outcome::refine`]).
+    pub(crate) fn write(&mut self, call: &Call) -> Result<Status> {
         let row = stored_form(self.conn, call);
+        let status = row.status;
         // A pending call is usually the first sight of its id: try the insert alone.
         if (self.insert_first || row.status == Status::Pending) && self.insert(&row)? {
-            return Ok(());
+            return Ok(status);
         }
         match self.stored(row.tool_use_id)? {
-            None => self.insert(&row).map(drop),
-            Some(stored) => self.update(row.tool_use_id, &merge::changes(&stored, &row)),
+            None => self.insert(&row).map(drop)?,
+            Some(stored) => self.update(row.tool_use_id, &merge::changes(&stored, &row))?,
         }
+        Ok(status)
     }
 
     /// Insert `row` unless its id is stored; whether it was inserted.
@@ -225,19 +232,27 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         .map(|c| redact::redact_capped_bytes(raw_cut(&c), COMMAND_CAP));
     let settled_badly = matches!(
         call.status,
-        Status::Failure | Status::Denied | Status::Interrupted
+        Status::Failure | Status::Denied | Status::Interrupted | Status::Answer | Status::Harness
     );
     let error = call
         .error
         .as_deref()
         .filter(|e| settled_badly && !e.trim().is_empty())
         .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
-    let signature = error.as_deref().and_then(signature::signature);
     let shape_command = if shape::is_shell_tool(&call.tool) {
         command.as_deref()
     } else {
         None
     };
+    let error = error.or_else(|| masked_error(call, shape_command));
+    let signature = error.as_deref().and_then(signature::signature);
+    let status = outcome::refine(
+        &call.tool,
+        shape_command,
+        call.status,
+        call.exit_code,
+        error.as_deref().unwrap_or_default(),
+    );
     let shape = shape::shape(&call.tool, shape_command, error.as_deref());
     // Keyed, over the redacted text (never a plain SHA-256 of a secret): `crate::digest`.
     let input_sha256 = summary::digest_text(&call.tool, &call.input)
@@ -256,7 +271,7 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         host: call.host,
         source: call.source,
         tool: &call.tool,
-        status: call.status,
+        status,
         started_ms,
         ended_ms: call.ended_ms,
         duration_ms,
@@ -269,6 +284,26 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         cwd: call.cwd.as_deref(),
         agent_id: call.agent_id.as_deref(),
     }
+}
+
+/// A successful shell call's output line that reads as the error of one of its programs
+/// (redacted and capped), kept so derive can tell a masked failure (`sudo … | head`).
+fn masked_error(call: &Call, command: Option<&str>) -> Option<String> {
+    if call.status != Status::Success {
+        return None;
+    }
+    let output = call.output.as_deref().filter(|o| !o.trim().is_empty())?;
+    let split = crate::shell::split(command?);
+    let programs: Vec<String> = split
+        .segments
+        .iter()
+        .filter_map(|s| crate::shell::program::program(s).map(|p| p.head.to_ascii_lowercase()))
+        .collect();
+    if programs.is_empty() {
+        return None;
+    }
+    let line = super::error_line::masked_line(raw_cut(output), &programs)?;
+    Some(redact::redact_capped_bytes(&line, ERROR_CAP))
 }
 
 /// Cut raw text to [`RAW_CAP`] bytes at a whitespace boundary, so redaction never sees half

@@ -1,24 +1,59 @@
 //! Error signatures: the normalised form of an error message that derive groups failures by.
 //!
-//! callusguard's normalisation (spec §6.3), in order: lowercase; quoted strings → `'S'`;
-//! digits → `#`; whitespace collapsed; trimmed; first 200 characters. callus adds, before
-//! the digit step: filesystem paths → `<path>`, UUIDs → `<uuid>`, hex ids of 7+ characters
-//! that mix letters and digits → `<hex>`; so two runs of the same failure in different
-//! checkouts or with different ids share a signature. A leading `Exit code N` line keeps
-//! its number (`exit code 127` and `exit code 1` are different failures).
+//! A signature is taken from the error, not the whole output: [`super::error_line`] picks the
+//! line that carries the error (dropping unrelated output printed before it), and a leading
+//! `Exit code N` line keeps its number in front (`exit code 127` and `exit code 1` are
+//! different failures). That line is then normalised ([`normalise`]), callusguard's way
+//! (spec §6.3), in order: lowercase; quoted strings → `'S'`; digits → `#`; whitespace
+//! collapsed; trimmed. callus adds, before the digit step: filesystem paths → `<path>`,
+//! UUIDs → `<uuid>`, hex ids of 7+ characters that mix letters and digits → `<hex>`; and
+//! after it ([`super::error_line::varying`]) URLs → `<url>`, hosts, `user@host` and IPs →
+//! `<host>`, `[REDACTED_*]` → `<redacted>`; so two runs of the same failure in different
+//! checkouts, against different hosts or with different ids share a signature. At most 200
+//! characters.
 //!
 //! The input must already be redacted: the signature is stored.
+
+use super::error_line::{error_line, varying};
 
 /// Length of a signature, in characters.
 pub(crate) const SIGNATURE_CHARS: usize = 200;
 
 /// The signature of an (already redacted) error message; `None` for a blank one.
+#[must_use]
+pub(crate) fn signature(error: &str) -> Option<String> {
+    let trimmed = error.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let exit = leading_exit_code(trimmed);
+    let line = error_line(trimmed)
+        .map(|l| varying(&normalise(&l).unwrap_or_default()))
+        .unwrap_or_default();
+    let text = match exit {
+        Some(code) if line.is_empty() => format!("exit code {code}"),
+        Some(code) => format!("exit code {code} {line}"),
+        None if line.is_empty() => normalise(trimmed)?,
+        None => line,
+    };
+    Some(cap(text))
+}
+
+fn cap(text: String) -> String {
+    match text.char_indices().nth(SIGNATURE_CHARS) {
+        Some((cut, _)) => text[..cut].trim_end().to_string(),
+        None => text,
+    }
+}
+
+/// The normalisation of a whole text (callusguard's, plus paths and ids; see the module
+/// doc); `None` for a blank one.
 ///
 /// Hand-written rather than a chain of regexes: the hook computes one signature per failed
 /// call, and compiling Unicode-aware patterns cost more than the rest of the hook together.
 /// The tests check it against the regex formulation.
 #[must_use]
-pub(crate) fn signature(error: &str) -> Option<String> {
+pub(crate) fn normalise(error: &str) -> Option<String> {
     let trimmed = error.trim();
     if trimmed.is_empty() {
         return None;
@@ -34,10 +69,7 @@ pub(crate) fn signature(error: &str) -> Option<String> {
     {
         text = format!("exit code {code}{rest}");
     }
-    Some(match text.char_indices().nth(SIGNATURE_CHARS) {
-        Some((cut, _)) => text[..cut].trim_end().to_string(),
-        None => text,
-    })
+    Some(cap(text))
 }
 
 /// `'…'` and `"…"` → `'S'` (an unclosed quote stays as it is).
@@ -213,8 +245,13 @@ mod tests {
             signature(r#"FATAL:  database "bob" does not exist"#)
         );
         assert_eq!(
-            signature("error at line 42\n\n  col 7").unwrap(),
+            normalise("error at line 42\n\n  col 7").unwrap(),
             "error at line # col #"
+        );
+        // The signature is the error's line, not the whole text.
+        assert_eq!(
+            signature("error at line 42\n\n  col 7").unwrap(),
+            "error at line #"
         );
         assert_eq!(signature("   \n"), None);
     }
@@ -254,8 +291,12 @@ mod tests {
         );
         assert!(signature("see ~/x/y").unwrap().contains("<path>"));
         assert_eq!(
-            signature("GET https://example.com/a failed").unwrap(),
+            normalise("GET https://example.com/a failed").unwrap(),
             "get https://example.com/a failed"
+        );
+        assert_eq!(
+            signature("GET https://example.com/a failed").unwrap(),
+            "get <url> failed"
         );
         // Plain words made of hex letters are not ids.
         assert_eq!(signature("deadbeef facade").unwrap(), "deadbeef facade");
@@ -318,7 +359,7 @@ mod tests {
         fn agrees_with_the_regex_formulation(
             s in r#"(Exit code [0-9]{1,3}\n)?(0x|[a-f0-9]{4,12}|[a-fA-F0-9xg_ /.~:'"=(<>,;\[\]@+\n\t-]){0,30}"#
         ) {
-            proptest::prop_assert_eq!(signature(&s), by_regex(&s));
+            proptest::prop_assert_eq!(normalise(&s), by_regex(&s));
         }
     }
 
@@ -333,8 +374,32 @@ mod tests {
             "commit 0x1f2e3d4c5b ~/x/y ../a ./b a/b c=d/e (f/g) [h/i] <j/k> l,m/n;o/p",
             "Ünïcödé pâth /tmp/dé/fi 12345678-abcd-ef01-2345-6789abcdef01x",
         ] {
-            assert_eq!(signature(e), by_regex(e), "{e}");
+            assert_eq!(normalise(e), by_regex(e), "{e}");
         }
+    }
+
+    #[test]
+    fn one_failure_behind_different_preambles_is_one_signature() {
+        let a = signature(
+            "Exit code 128\nTo github.com:o/r.git\nCounting objects: 12\nfatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        );
+        let b = signature(
+            "Exit code 128\nremote: Enumerating objects: 3, done.\nfatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        );
+        assert_eq!(a, b);
+        assert_eq!(
+            signature(
+                "Exit code 255\nssh: Could not resolve hostname nas.lan: nodename nor servname provided"
+            ),
+            signature(
+                "Exit code 255\n** WARNING: x\nssh: Could not resolve hostname pi.local: nodename nor servname provided"
+            )
+        );
+        assert_eq!(signature("Exit code 1\n").unwrap(), "exit code 1");
+        assert_eq!(
+            signature("Exit code 1\nping [REDACTED_IP]: timed out"),
+            signature("Exit code 1\nping 10.0.0.1: timed out")
+        );
     }
 
     #[test]

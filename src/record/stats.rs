@@ -1,10 +1,12 @@
 //! `callus record stats [--since] [--json]`: what has been recorded, at a glance.
 //!
-//! Calls by outcome, sessions and the time span; then per tool and for the top command
-//! shapes: calls, failures, refusals and the failure rate. The failure rate is failures over
-//! attempts, where attempts are calls that ran to an outcome (success or failure): denied,
-//! interrupted and pending calls are shown but are not attempts. A call's time is its start
-//! (its end when the start is unknown).
+//! Calls by outcome class (see `outcome`), sessions and the time span; then per tool and for
+//! the top command shapes: calls, failures, answers, harness failures, refusals, masked
+//! successes and the failure rate. The failure rate is failures over attempts, where
+//! attempts are calls whose program ran to an outcome (success, answer or failure): harness,
+//! denied, interrupted and pending calls are shown but are not attempts. A success is
+//! `masked` when its output carries the signature of a failure of the same tool and shape.
+//! A call's time is its start (its end when the start is unknown).
 
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
@@ -27,11 +29,14 @@ struct Counts {
     denied: i64,
     interrupted: i64,
     pending: i64,
+    answers: i64,
+    harness: i64,
+    masked: i64,
 }
 
 impl Counts {
     fn rate(&self) -> Option<f64> {
-        let attempts = self.success + self.failures;
+        let attempts = self.success + self.answers + self.failures;
         (attempts > 0).then(|| self.failures as f64 / attempts as f64)
     }
 
@@ -43,6 +48,9 @@ impl Counts {
             "denied": self.denied,
             "interrupted": self.interrupted,
             "pending": self.pending,
+            "answers": self.answers,
+            "harness": self.harness,
+            "masked": self.masked,
             "failure_rate": self.rate(),
         })
     }
@@ -50,7 +58,16 @@ impl Counts {
 
 const COUNTS: &str = "count(*),
     sum(status = 'success'), sum(status = 'failure'), sum(status = 'denied'),
-    sum(status = 'interrupted'), sum(status = 'pending')";
+    sum(status = 'interrupted'), sum(status = 'pending'), sum(status = 'answer'),
+    sum(status = 'harness'),
+    sum(status = 'success' AND signature IS NOT NULL AND EXISTS (SELECT 1 FROM tool_calls f
+        WHERE f.tool = tool_calls.tool AND f.shape = tool_calls.shape
+          AND f.status = 'failure'
+          AND substr(f.signature, -length(tool_calls.signature)) = tool_calls.signature
+          AND (f.signature = tool_calls.signature OR f.signature LIKE 'exit code %')))";
+
+/// Columns [`COUNTS`] reads.
+const COUNT_COLUMNS: usize = 9;
 
 const WHEN: &str = "COALESCE(started_ms, ended_ms)";
 
@@ -62,6 +79,9 @@ fn counts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
         denied: r.get::<_, Option<i64>>(at + 3)?.unwrap_or(0),
         interrupted: r.get::<_, Option<i64>>(at + 4)?.unwrap_or(0),
         pending: r.get::<_, Option<i64>>(at + 5)?.unwrap_or(0),
+        answers: r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0),
+        harness: r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0),
+        masked: r.get::<_, Option<i64>>(at + 8)?.unwrap_or(0),
     })
 }
 
@@ -105,7 +125,13 @@ fn gather(conn: &Connection, since: Option<i64>) -> Result<Report> {
         .query_row(
             &format!("SELECT {COUNTS}, min({WHEN}), max({WHEN}) FROM tool_calls WHERE {window}"),
             params![since],
-            |r| Ok((counts_at(r, 0)?, r.get(6)?, r.get(7)?)),
+            |r| {
+                Ok((
+                    counts_at(r, 0)?,
+                    r.get(COUNT_COLUMNS)?,
+                    r.get(COUNT_COLUMNS + 1)?,
+                ))
+            },
         )
         .map_err(sql)?;
     let sessions = conn
@@ -194,11 +220,14 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{} calls in {} sessions ({span})\n{} succeeded, {} failed, {} denied, {} interrupted, {} pending; failure rate {}",
+            "{} calls in {} sessions ({span})\n{} succeeded ({} masked), {} failed, {} answers, {} harness, {} denied, {} interrupted, {} pending; failure rate {}",
             t.calls,
             self.sessions,
             t.success,
+            t.masked,
             t.failures,
+            t.answers,
+            t.harness,
             t.denied,
             t.interrupted,
             t.pending,
@@ -207,7 +236,15 @@ impl Report {
         if self.tools.is_empty() {
             return out;
         }
-        let header = ["calls", "failures", "denied", "failure rate"];
+        let header = [
+            "calls",
+            "failures",
+            "answers",
+            "harness",
+            "denied",
+            "masked",
+            "failure rate",
+        ];
         let mut tools = table(&[&["tool"][..], &header[..]].concat());
         for (tool, c) in &self.tools {
             tools.add_row(row(vec![tool.clone()], c));
@@ -228,7 +265,10 @@ fn row(mut cells: Vec<String>, c: &Counts) -> Vec<String> {
     cells.extend([
         c.calls.to_string(),
         c.failures.to_string(),
+        c.answers.to_string(),
+        c.harness.to_string(),
         c.denied.to_string(),
+        c.masked.to_string(),
         rate(c),
     ]);
     cells

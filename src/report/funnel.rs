@@ -128,7 +128,10 @@ pub(crate) fn replay(conn: &Connection, period: &Window, settings: Settings) -> 
                 id: d.id().to_string(),
                 tool: d.rule["tool"].as_str().unwrap_or_default().to_string(),
                 pattern: d.proposal.any.first().cloned(),
-                fail_count: d.fail_count(&dv.clusters) as u64,
+                // The candidate's own count (its backtest's, see derive's candidates).
+                fail_count: d.rule["meta"]["fail_count"]
+                    .as_u64()
+                    .unwrap_or(d.fail_count(&dv.clusters) as u64),
                 attempt_count: d.attempts,
                 tier: d.tier.label(),
             })

@@ -40,8 +40,11 @@ pub(crate) struct StoredCall {
     pub tool: String,
     /// The redacted command (Bash) or input summary.
     pub command: String,
-    /// Whether the call failed (else it succeeded).
+    /// Whether the call failed (else it succeeded). A masked call counts as failed.
     pub failed: bool,
+    /// Exit 0, but its output carries the signature of a failure of the same tool and
+    /// shape (`sudo … | head`): a failure a pipe hid.
+    pub masked: bool,
     /// When it started, Unix milliseconds UTC.
     pub started_ms: i64,
     /// The session, interned per scan (equal ids, equal sessions).
@@ -59,6 +62,7 @@ impl StoredCall {
             tool: tool.to_string(),
             command: command.to_string(),
             failed,
+            masked: false,
             started_ms,
             session: None,
             tags: Vec::new(),
@@ -66,7 +70,6 @@ impl StoredCall {
     }
 
     /// Does `rule` fire on this call? A pattern that cannot run counts as not firing.
-    #[cfg(test)]
     #[must_use]
     pub(crate) fn fired_by(&self, rule: &Rule) -> bool {
         !matching(&[rule], std::slice::from_ref(self))[0].is_empty()
@@ -129,6 +132,13 @@ pub(crate) fn probe(rule: &Map<String, Value>, file: &str) -> Result<Rule> {
     Ok(parsed)
 }
 
+/// The scan's masked column: a success whose stored signature is a failure's of the same
+/// tool and shape (evaluated only for the rare successes that stored one).
+const MASKED: &str = "(t.status = 'success' AND t.signature IS NOT NULL AND EXISTS (
+    SELECT 1 FROM tool_calls f WHERE f.tool = t.tool AND f.shape = t.shape
+        AND f.status = 'failure' AND substr(f.signature, -length(t.signature)) = t.signature
+        AND (f.signature = t.signature OR f.signature LIKE 'exit code %')))";
+
 /// What a [`scan`] kept and counted.
 #[derive(Debug, Default)]
 pub(crate) struct Scan {
@@ -153,20 +163,25 @@ pub(crate) fn scan(
     let err = |e| Error::sql("scan tool calls", e);
     // `+started_ms` keeps SQLite from walking the time index row by row when the window covers
     // most of the store; a narrow window in a large store still uses it.
+    // An answer (`grep` finding nothing) ran fine: a successful attempt. A success whose
+    // stored signature is that of a failure of the same tool and shape is masked.
     let sql = if covers_most(conn, since, until)? {
-        "SELECT tool, status, coalesce(command, ''), session_id, started_ms FROM tool_calls
-         WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure')"
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED FROM tool_calls t
+         WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
     } else {
-        "SELECT tool, status, coalesce(command, ''), session_id, started_ms FROM tool_calls
-         WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure')"
-    };
-    let mut stmt = conn.prepare(sql).map_err(err)?;
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED FROM tool_calls t
+         WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
+    }
+    .replace("MASKED", MASKED);
+    let mut stmt = conn.prepare(&sql).map_err(err)?;
     let mut rows = stmt.query(params![since, until]).map_err(err)?;
     let mut out = Scan::default();
     let mut sessions: HashMap<String, u32> = HashMap::new();
     let mut tags: Vec<u32> = Vec::new();
     while let Some(row) = rows.next().map_err(err)? {
-        let failed = row.get_ref(1).map_err(err)?.as_str().unwrap_or_default() == "failure";
+        let masked: bool = row.get(5).map_err(err)?;
+        let failed =
+            masked || row.get_ref(1).map_err(err)?.as_str().unwrap_or_default() == "failure";
         out.settled += 1;
         out.successes += u64::from(!failed);
         let tool = row.get_ref(0).map_err(err)?.as_str().unwrap_or_default();
@@ -185,6 +200,7 @@ pub(crate) fn scan(
             tool,
             command,
             failed,
+            masked,
             started_ms: row.get(4).map_err(err)?,
             session,
             tags: tags.clone(),
@@ -336,6 +352,9 @@ pub(crate) struct Backtest {
     pub failures: u64,
     /// Successful calls it fires on: what enforcing it would have got in the way of.
     pub crossfire: u64,
+    /// Failures among the matched calls that exited 0 with a known failure's signature in
+    /// their output (counted in `failures`).
+    pub masked: u64,
     /// Distinct sessions among the matched failures (how widespread the failure is).
     pub sessions: u64,
     /// Earliest matched failure, Unix ms (RFC 3339 in JSON).
@@ -398,6 +417,7 @@ pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
         out.matched += 1;
         if call.failed {
             out.failures += 1;
+            out.masked += u64::from(call.masked);
             if let Some(s) = call.session {
                 sessions.insert(s);
             }

@@ -31,6 +31,10 @@ pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
         "0005_forget_plain_digests",
         include_str!("../../migrations/0005_forget_plain_digests.sql"),
     ),
+    (
+        "0006_outcome_classes",
+        include_str!("../../migrations/0006_outcome_classes.sql"),
+    ),
 ];
 
 /// The schema version the store is at.

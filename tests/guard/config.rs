@@ -75,7 +75,9 @@ fn an_unknown_key_that_says_nothing_of_the_policy_stays_open_but_is_said() {
     let (code, err) = policy_in_force(&env);
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        err.contains(":1: unknown key 'colour' (known: fail) (ignored; failing open)"),
+        err.contains(
+            ":1: unknown key 'colour' (known: fail, answer_codes) (ignored; failing open)"
+        ),
         "{err}"
     );
     // A valid file says nothing.

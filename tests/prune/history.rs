@@ -76,7 +76,9 @@ impl History {
                     at.timestamp_millis(),
                     command,
                     shape,
-                    signature
+                    // The recorder stores a success's signature only when its output
+                    // carries an error (a masked failure): plain successes have none.
+                    signature.filter(|_| status != "success")
                 ],
             )
             .expect("insert call");

@@ -80,7 +80,7 @@ fn fixture() -> (Env, DateTime<Utc>) {
         None,
     );
     // Week 2: psql 3 failed of 5 (same cluster again); WebFetch 3 of 6 (tool-wide, proposed);
-    // Read 5 failures (excluded tool).
+    // Glob 5 failures (excluded tool).
     for i in 0..5 {
         let status = if i < 3 { "failure" } else { "success" };
         c(
@@ -108,11 +108,11 @@ fn fixture() -> (Env, DateTime<Utc>) {
     for i in 0..5 {
         c(
             "c",
-            "Read",
+            "Glob",
             "/nope",
             "failure",
             d(10, i),
-            Some("Read"),
+            Some("Glob"),
             Some("e4"),
         );
     }

@@ -8,6 +8,7 @@ mod busy;
 mod digest;
 mod hook;
 mod import;
+mod outcomes;
 pub(crate) mod redaction;
 mod robustness;
 

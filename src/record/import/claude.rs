@@ -8,8 +8,10 @@
 //! line records a rejecting `permissionDecision` or a `toolDenialKind`, or when its text is
 //! a refusal, `interrupted` when it says so, and a `failure` otherwise, with the exit code
 //! from its `Exit code N` first line. A `tool_use` whose result never came is stored
-//! `pending`; a result whose `tool_use` is not in the file settles the stored call of that
-//! id if there is one, and is counted as unpaired otherwise. A user line that is not a tool
+//! `pending`; a result that comes before its `tool_use` line (newer Claude Code writes some
+//! that way) is held until the `tool_use` arrives; a result whose `tool_use` is not in the
+//! file settles the stored call of that id if there is one, and is counted as unpaired
+//! otherwise. A user line that is not a tool
 //! result and not a meta line counts as a prompt (its text is never stored).
 
 use std::collections::HashMap;
@@ -33,6 +35,9 @@ struct Use {
     agent_id: Option<String>,
 }
 
+/// A result seen before its `tool_use`: the block, its line and the line's time.
+type Early = (Value, Map<String, Value>, Option<i64>);
+
 /// Import one transcript.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     let file_agent = path
@@ -42,6 +47,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         .map(str::to_string);
     let mut uses: HashMap<String, Use> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
+    let mut early: HashMap<String, Early> = HashMap::new();
     let mut sessions: HashMap<String, Session> = HashMap::new();
     sink.lines(path, |sink, _, line| {
         let text = |k: &str| {
@@ -77,24 +83,27 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
                     let Some(id) = block.get("id").and_then(Value::as_str) else {
                         continue;
                     };
+                    let u = Use {
+                        tool: block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        input: block.get("input").cloned().unwrap_or(Value::Null),
+                        started_ms: ts,
+                        session_id: sid.clone(),
+                        cwd: cwd.clone(),
+                        agent_id: agent.clone(),
+                    };
+                    // Newer transcripts can write a result before its tool_use line.
+                    if let Some((result, result_line, result_ts)) = early.remove(id) {
+                        sink.call(&settle(id, u, &result, &result_line, result_ts))?;
+                        continue;
+                    }
                     if !uses.contains_key(id) {
                         order.push(id.to_string());
                     }
-                    uses.insert(
-                        id.to_string(),
-                        Use {
-                            tool: block
-                                .get("name")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string(),
-                            input: block.get("input").cloned().unwrap_or(Value::Null),
-                            started_ms: ts,
-                            session_id: sid.clone(),
-                            cwd: cwd.clone(),
-                            agent_id: agent.clone(),
-                        },
-                    );
+                    uses.insert(id.to_string(), u);
                 }
             }
             Some("user") => {
@@ -118,32 +127,42 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
                     let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
                         continue;
                     };
-                    let call = match uses.remove(id) {
-                        Some(u) => settle(id, u, block, &line, ts),
-                        None => {
-                            if let Some(tool) = sink.stored_tool(id)? {
-                                let u = Use {
-                                    tool,
-                                    input: Value::Null,
-                                    started_ms: None,
-                                    session_id: sid.clone(),
-                                    cwd: cwd.clone(),
-                                    agent_id: agent.clone(),
-                                };
-                                settle(id, u, block, &line, ts)
-                            } else {
-                                sink.unpaired();
-                                continue;
-                            }
-                        }
+                    let Some(u) = uses.remove(id) else {
+                        // Its tool_use may come later in the file (or be elsewhere).
+                        early.insert(id.to_string(), (block.clone(), line.clone(), ts));
+                        continue;
                     };
-                    sink.call(&call)?;
+                    sink.call(&settle(id, u, block, &line, ts))?;
                 }
             }
             _ => {}
         }
         Ok(())
     })?;
+    // Results whose tool_use is not in this file settle a call stored from another one.
+    let mut early: Vec<(String, Early)> = early.into_iter().collect();
+    early.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, (block, line, ts)) in early {
+        let Some(tool) = sink.stored_tool(&id)? else {
+            sink.unpaired();
+            continue;
+        };
+        let text = |k: &str| {
+            line.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let u = Use {
+            tool,
+            input: Value::Null,
+            started_ms: None,
+            session_id: text("sessionId"),
+            cwd: text("cwd"),
+            agent_id: text("agentId"),
+        };
+        sink.call(&settle(&id, u, &block, &line, ts))?;
+    }
     // Calls whose result never came: pending (or abandoned), never a success.
     for id in order {
         if let Some(u) = uses.remove(&id) {
@@ -180,6 +199,7 @@ fn settle(id: &str, u: Use, block: &Value, line: &Map<String, Value>, ts: Option
         } else {
             Status::Success
         };
+        call.output = Some(result_text(block.get("content")));
         return call;
     }
     let text = result_text(block.get("content"));

@@ -383,7 +383,9 @@ fn to_call(id: &str, p: Pending) -> Call {
         _ if looks_failed(&output) => Status::Failure,
         _ => Status::Success,
     };
-    if !matches!(call.status, Status::Success | Status::Pending) {
+    if call.status == Status::Success {
+        call.output = Some(output);
+    } else if call.status != Status::Pending {
         call.error = Some(match p.exit_code {
             Some(code) => format!("Exit code {code}\n{output}"),
             None => output,

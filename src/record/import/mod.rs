@@ -83,6 +83,9 @@ struct Totals {
     files: usize,
     unchanged: usize,
     unrecognised: Vec<String>,
+    /// Files that hold no tool calls to import, by why: `empty`, `summary only`,
+    /// `hook-event log` (a log of hook payloads is not a history: it would invent calls).
+    skipped: std::collections::BTreeMap<&'static str, usize>,
     unreadable: Vec<String>,
     sessions: HashSet<String>,
     calls: usize,
@@ -91,6 +94,8 @@ struct Totals {
     denied: usize,
     interrupted: usize,
     pending: usize,
+    answers: usize,
+    harness: usize,
     unpaired: usize,
     corrupt: Vec<String>,
 }
@@ -196,7 +201,10 @@ fn import_file(
         None => detect(path)?,
     };
     let Some(format) = format else {
-        totals.unrecognised.push(path.display().to_string());
+        match skip_reason(path)? {
+            Some(reason) => *totals.skipped.entry(reason).or_default() += 1,
+            None => totals.unrecognised.push(path.display().to_string()),
+        }
         progress.advance(size as u64);
         return Ok(());
     };
@@ -284,7 +292,37 @@ pub(crate) fn detect(path: &Path) -> Result<Option<Format>> {
     Ok(None)
 }
 
+/// Why a file no format fits holds nothing to import, when it is a known kind of such file:
+/// `empty`, `summary only` (a Claude Code file of `summary` lines), `hook-event log`.
+fn skip_reason(path: &Path) -> Result<Option<&'static str>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut lines = 0;
+    let mut summaries = 0;
+    for line in BufReader::new(file).split(b'\n').take(200) {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&line) else {
+            continue;
+        };
+        lines += 1;
+        if obj.contains_key("hook_event_name") {
+            return Ok(Some("hook-event log"));
+        }
+        if obj.get("type").and_then(Value::as_str) == Some("summary") {
+            summaries += 1;
+        }
+    }
+    Ok(match (lines, summaries) {
+        (0, _) => Some("empty"),
+        (n, s) if n == s => Some("summary only"),
+        _ => None,
+    })
+}
+
 fn detect_line(obj: &serde_json::Map<String, Value>) -> Option<Format> {
+    // A hook payload (what `callus record` reads on stdin) is not a history line.
+    if obj.contains_key("hook_event_name") {
+        return None;
+    }
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
     let codex_kinds = [
         "session_meta",
@@ -341,14 +379,16 @@ pub(crate) struct Sink<'a> {
 impl Sink<'_> {
     /// Store one call.
     pub(crate) fn call(&mut self, call: &Call) -> Result<()> {
-        self.writer.write(call)?;
+        let status = self.writer.write(call)?;
         self.calls += 1;
         self.totals.calls += 1;
-        match call.status {
+        match status {
             Status::Failure => self.totals.failures += 1,
             Status::Denied => self.totals.denied += 1,
             Status::Interrupted => self.totals.interrupted += 1,
             Status::Pending => self.totals.pending += 1,
+            Status::Answer => self.totals.answers += 1,
+            Status::Harness => self.totals.harness += 1,
             Status::Success => {}
         }
         if let Some(s) = &call.session_id
@@ -460,6 +500,7 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
             "files": t.files,
             "unchanged_files": t.unchanged,
             "unrecognised_files": t.unrecognised,
+            "skipped_files": t.skipped,
             "unreadable_files": t.unreadable,
             "sessions": t.sessions.len(),
             "calls": t.calls,
@@ -468,13 +509,15 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
             "denied": t.denied,
             "interrupted": t.interrupted,
             "pending": t.pending,
+            "answers": t.answers,
+            "harness": t.harness,
             "unpaired_results": t.unpaired,
             "skipped_lines": t.corrupt.len(),
             "corrupt_lines": t.corrupt,
         }));
     }
     let mut table = crate::output::table(&["import", "count"]);
-    let rows: [(&str, String); 11] = [
+    let rows: [(&str, String); 13] = [
         ("files imported", t.files.to_string()),
         ("files unchanged since last import", t.unchanged.to_string()),
         ("files not recognised", t.unrecognised.len().to_string()),
@@ -482,6 +525,8 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
         ("calls read", t.calls.to_string()),
         ("new calls stored", t.new_calls.to_string()),
         ("failures", t.failures.to_string()),
+        ("answers (exit status is the answer)", t.answers.to_string()),
+        ("harness (host shell or tool failed)", t.harness.to_string()),
         ("denied", t.denied.to_string()),
         ("interrupted", t.interrupted.to_string()),
         ("pending (no result)", t.pending.to_string()),
@@ -493,6 +538,9 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
     let mut out = format!("{table}\n");
     for f in &t.unrecognised {
         let _ = writeln!(out, "not recognised: {f}");
+    }
+    for (why, n) in &t.skipped {
+        let _ = writeln!(out, "skipped {n} file(s): {why} (no tool calls to import)");
     }
     for c in t.corrupt.iter().take(LISTED_CORRUPT) {
         let _ = writeln!(out, "skipped corrupt line: {c}");

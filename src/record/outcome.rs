@@ -1,0 +1,626 @@
+//! The outcome model: what a call that did not succeed says about the command it ran.
+//!
+//! The host reports "error" for many things that are not a failure of the blamed program.
+//! Every writer (the hook, every importer) and derive refine a `failure` through
+//! [`refine`], in this order:
+//! - `denied` — a refusal by the host, its sandbox, a classifier or the user, in any of the
+//!   phrasings the hosts use ([`classify::is_refusal`] plus [`EXTRA_REFUSALS`]): the command
+//!   never ran;
+//! - `harness` — the host's shell or tool failed before or around the command: the Windows
+//!   Git-Bash shell failing to start (`cygpath`/`cygheap`, `STATUS_DLL_INIT_FAILED`
+//!   3221225794), a parallel sibling cancelled. Kept and reported as an environment finding,
+//!   never a failure of the command's program;
+//! - `answer` — an exit status that is the program's answer (`grep` found nothing, `test`
+//!   said no, `defaults read` has no such key): the program of the segment the exit status
+//!   belongs to is in the answer table ([`ANSWERS`], extended by the `answer_codes` setting)
+//!   with that code, and the output carries no error line (unless the entry allows one);
+//! - `failure` otherwise.
+//!
+//! A timeout of the host's shell tool stays a `failure`: the program ran and did not finish,
+//! which is a recurring failure a reviewer writes a rule for (run it in the background).
+//! The fifth class, `masked` (exit 0 whose output carries a known failure's signature), is a
+//! success with a stored signature; derive decides it against the failures it clusters.
+
+use super::classify::{self, Status};
+use crate::shell::{self, Segment};
+
+/// Refusal phrasings beyond [`classify::is_refusal`]'s, lowercase, matched near the start.
+/// Collected from Claude Code's and Codex's messages (docs, source and real logs).
+pub(crate) const EXTRA_REFUSALS: &[&str] = &[
+    // Claude Code: a write the user has not granted yet ("Claude requested permissions to
+    // write to /x, but you haven't granted it yet.").
+    "requested permissions to",
+    "but you haven't granted it yet",
+    // Claude Code's working-directory sandbox for Bash (mkdir, cd, …).
+    "was blocked. for security, claude code may only",
+    "may only create directories in the allowed working directories",
+    "may only change directories to",
+    "glob patterns are not allowed in write operations",
+    // Permission settings and auto-mode classifiers.
+    "denied by your permission settings",
+    "auto mode classifier",
+    "auto-mode classifier",
+    "denied by auto mode",
+    "blocked by auto mode",
+    "permission denied by the user",
+    // Codex approvals: "exec command rejected by user", "patch rejected by user",
+    // approval policy `never` refusing an escalation.
+    "rejected by user",
+    "approval policy is never",
+    "approval_policy is never",
+    "approval policy \"never\"",
+    "escalation was not approved",
+    "was not approved by the user",
+];
+
+/// How much of the start of an error a refusal phrase must fall in.
+const WINDOW: usize = 400;
+
+/// Whether `text` is a refusal in any phrasing callus knows.
+#[must_use]
+pub(crate) fn is_denial(text: &str) -> bool {
+    if classify::is_refusal(text) {
+        return true;
+    }
+    let head = text.trim_start();
+    if head.starts_with("Exit code") || head.starts_with("Process exited with code") {
+        return false;
+    }
+    let head = lower_head(head);
+    EXTRA_REFUSALS.iter().any(|r| head.contains(r))
+}
+
+fn lower_head(text: &str) -> String {
+    let mut end = text.len().min(WINDOW);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_lowercase()
+}
+
+/// Exit statuses that say the process never started (Windows `NTSTATUS` values, as the
+/// unsigned and signed spellings hosts print): `STATUS_DLL_INIT_FAILED`.
+const NEVER_STARTED: &[i64] = &[3_221_225_794, -1_073_741_502];
+
+/// Text of a host-side failure around the command, lowercase.
+const HARNESS_TEXTS: &[&str] = &[
+    // Windows Git-Bash (MSYS/Cygwin) failing to start or fork.
+    "command failed: cygpath",
+    "cygheap read copy failed",
+    "child_copy: cygheap",
+    "fork: retry: resource temporarily unavailable",
+    "couldn't create signal pipe, win32 error",
+    // Claude Code cancelling a parallel sibling after another call errored.
+    "cancelled: parallel tool call",
+    "sibling tool call errored",
+    // Claude Code's shell snapshot could not be sourced.
+    "shell-snapshots/snapshot-",
+];
+
+/// Whether the failure is the host's shell or tool failing, not the command's program.
+#[must_use]
+pub(crate) fn is_harness(text: &str, exit_code: Option<i64>) -> bool {
+    if exit_code.is_some_and(|c| NEVER_STARTED.contains(&c)) {
+        return true;
+    }
+    let lower = lower_head(text.trim_start());
+    HARNESS_TEXTS.iter().any(|h| lower.contains(h))
+}
+
+/// The kind of a harness failure, for reporting it once as an environment finding.
+#[must_use]
+pub(crate) fn harness_kind(text: &str, exit_code: Option<i64>) -> &'static str {
+    let lower = lower_head(text.trim_start());
+    if lower.contains("cancelled: parallel tool call") || lower.contains("sibling tool call") {
+        "a parallel tool call was cancelled after a sibling failed"
+    } else if exit_code.is_some_and(|c| NEVER_STARTED.contains(&c))
+        || lower.contains("cygpath")
+        || lower.contains("cygheap")
+        || lower.contains("child_copy")
+        || lower.contains("win32 error")
+    {
+        "the Windows shell (Git-Bash/MSYS) failed to start"
+    } else if lower.contains("shell-snapshots") {
+        "the host's shell snapshot could not be loaded"
+    } else {
+        "the host's shell or tool failed around the command"
+    }
+}
+
+/// An answer-code entry: a program (with an optional subcommand word), its answer exit
+/// codes, and whether the answer may come with a message (`diff` prints the difference,
+/// `defaults read` says the key does not exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// Lowercase program basename (`grep`, `select-string`).
+    pub program: String,
+    /// A required next word (`read` for `defaults read`, `-v` for `command -v`).
+    pub sub: Option<String>,
+    /// Exit codes that are answers.
+    pub codes: Vec<i64>,
+    /// Whether the output may carry a message.
+    pub with_message: bool,
+}
+
+/// The built-in answer table: program, subcommand, codes, message allowed.
+pub(crate) const ANSWERS: &[(&str, Option<&str>, &[i64], bool)] = &[
+    ("grep", None, &[1], false),
+    ("egrep", None, &[1], false),
+    ("fgrep", None, &[1], false),
+    ("zgrep", None, &[1], false),
+    ("rg", None, &[1], false),
+    ("ag", None, &[1], false),
+    ("ack", None, &[1], false),
+    ("git", Some("grep"), &[1], false),
+    ("diff", None, &[1], true),
+    ("cmp", None, &[1], true),
+    ("git", Some("diff"), &[1], true),
+    ("test", None, &[1], false),
+    ("[", None, &[1], false),
+    ("[[", None, &[1], false),
+    ("pgrep", None, &[1], false),
+    ("pidof", None, &[1], false),
+    ("which", None, &[1], false),
+    ("where", None, &[1], true),
+    ("command", Some("-v"), &[1], false),
+    ("type", None, &[1], true),
+    ("lsof", None, &[1], false),
+    ("defaults", Some("read"), &[1], true),
+    ("findstr", None, &[1], false),
+    ("select-string", None, &[1], false),
+    ("test-path", None, &[1], false),
+    ("systemctl", Some("is-active"), &[3, 4], true),
+    ("systemctl", Some("is-enabled"), &[1], true),
+];
+
+/// The answer table: the built-ins plus the `answer_codes` setting, a comma-separated list
+/// of `program [sub]:code code…` entries (`make -q:1, mytool check:2 3`).
+#[must_use]
+pub(crate) fn answer_table(setting: Option<&str>) -> Vec<Answer> {
+    let mut table: Vec<Answer> = ANSWERS
+        .iter()
+        .map(|&(p, s, c, m)| Answer {
+            program: p.to_string(),
+            sub: s.map(str::to_string),
+            codes: c.to_vec(),
+            with_message: m,
+        })
+        .collect();
+    for entry in setting.unwrap_or_default().split(',') {
+        if let Some(answer) = parse_entry(entry) {
+            table.push(answer);
+        }
+    }
+    table
+}
+
+/// One `program [sub]:code…` entry; `None` when malformed (ignored, like any bad setting).
+fn parse_entry(entry: &str) -> Option<Answer> {
+    let (names, codes) = entry.split_once(':')?;
+    let mut names = names.split_whitespace();
+    let program = names.next()?.to_ascii_lowercase();
+    let sub = names.next().map(str::to_string);
+    let codes: Vec<i64> = codes
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    (!codes.is_empty()).then_some(Answer {
+        program,
+        sub,
+        codes,
+        with_message: true,
+    })
+}
+
+/// The answer table of the settings in `home` (the built-ins when there are none).
+#[must_use]
+pub(crate) fn configured_table(home: &crate::config::Home) -> Vec<Answer> {
+    answer_table(home.settings().answer_codes.as_deref())
+}
+
+/// The answer table of this process: the built-ins plus `$CALLUS_HOME/config`'s
+/// `answer_codes`, read once, and only when a failure needs it.
+pub(crate) fn table() -> &'static [Answer] {
+    static TABLE: std::sync::OnceLock<Vec<Answer>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| configured_table(&crate::config::Home::from_env()))
+}
+
+/// Classify a call: `status` as the host reported it, refined when it is a failure, with
+/// this process's answer table.
+#[must_use]
+pub(crate) fn refine(
+    tool: &str,
+    command: Option<&str>,
+    status: Status,
+    exit_code: Option<i64>,
+    error: &str,
+) -> Status {
+    if status != Status::Failure {
+        return status;
+    }
+    refine_with(tool, command, status, exit_code, error, table())
+}
+
+/// [`refine`] with an explicit answer table.
+#[must_use]
+pub(crate) fn refine_with(
+    tool: &str,
+    command: Option<&str>,
+    status: Status,
+    exit_code: Option<i64>,
+    error: &str,
+    answers: &[Answer],
+) -> Status {
+    if status != Status::Failure {
+        return status;
+    }
+    if is_denial(error) {
+        return Status::Denied;
+    }
+    if is_harness(error, exit_code) {
+        return Status::Harness;
+    }
+    if super::shape::is_shell_tool(tool)
+        && let (Some(cmd), Some(code)) = (command, exit_code)
+        && is_answer(cmd, code, error, answers)
+    {
+        return Status::Answer;
+    }
+    Status::Failure
+}
+
+/// Whether exit `code` of `command` is its answer (see the module doc).
+#[must_use]
+pub(crate) fn is_answer(command: &str, code: i64, error: &str, answers: &[Answer]) -> bool {
+    let split = shell::split(command);
+    let Some(seg) = exit_segment(&split.segments) else {
+        return false;
+    };
+    answer_of(seg, code, error, answers, 0)
+}
+
+fn answer_of(seg: &Segment, code: i64, error: &str, answers: &[Answer], depth: u8) -> bool {
+    let words = program_words(seg);
+    let Some(&program) = words.first() else {
+        return false;
+    };
+    let program = basename(program);
+    // A remote or nested shell's exit status is its command's: look inside.
+    if depth < 2
+        && is_remote_runner(&program)
+        && let Some(inner) = seg
+            .argv
+            .last()
+            .filter(|w| w.contains(' ') || w.contains('|'))
+    {
+        let split = shell::split(inner);
+        return exit_segment(&split.segments)
+            .is_some_and(|s| answer_of(s, code, error, answers, depth + 1));
+    }
+    // PowerShell told to stay quiet on errors (`-ErrorAction SilentlyContinue`) and exiting
+    // 1 without a word: the cmdlet found nothing, which the command asked not to hear about.
+    if depth > 0
+        && code == 1
+        && output_is_silent(error)
+        && seg.argv.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == "silentlycontinue" || w == "ignore"
+        })
+        && seg.argv.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == "-erroraction" || w == "-ea"
+        })
+    {
+        return true;
+    }
+    let sub = words.get(1).map(|w| w.to_ascii_lowercase());
+    let entry = answers.iter().find(|a| {
+        a.program == program
+            && a.codes.contains(&code)
+            && a.sub
+                .as_ref()
+                .is_none_or(|s| sub.as_deref() == Some(s.as_str()))
+    });
+    match entry {
+        None => false,
+        Some(a) if a.with_message => !has_error_line(error, &program),
+        Some(_) => output_is_silent(error),
+    }
+}
+
+/// Programs whose exit status is that of a command they run elsewhere or in another shell.
+fn is_remote_runner(program: &str) -> bool {
+    matches!(
+        program,
+        "ssh" | "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe" | "cmd" | "cmd.exe"
+    )
+}
+
+/// The segment whose exit status the command returns: the last top-level segment that is
+/// not output-only (`echo`, `printf`, `true`) — with `a | b` the status is `b`'s, with
+/// `a && b` the last one that ran.
+fn exit_segment(segments: &[Segment]) -> Option<&Segment> {
+    segments
+        .iter()
+        .rev()
+        .filter(|s| s.depth == 0 || matches!(s.origin, shell::Origin::Wrapped(_)))
+        .find(|s| {
+            program_words(s).first().is_some_and(|p| {
+                !matches!(
+                    basename(p).as_str(),
+                    "echo"
+                        | "printf"
+                        | "true"
+                        | ":"
+                        | "cd"
+                        | "export"
+                        | "set"
+                        | "head"
+                        | "tail"
+                        | "wc"
+                        | "sort"
+                        | "uniq"
+                        | "cat"
+                        | "tee"
+                        | "out-string"
+                )
+            })
+        })
+}
+
+/// The segment's words from its program on (assignments and `sudo`-style wrappers are
+/// already split off by the splitter; leading control words are skipped here).
+fn program_words(seg: &Segment) -> Vec<&str> {
+    seg.argv
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| {
+            matches!(
+                *w,
+                "!" | "{" | "(" | "then" | "do" | "else" | "if" | "while" | "until"
+            ) || shell::is_assignment(w)
+        })
+        .collect()
+}
+
+fn basename(word: &str) -> String {
+    word.rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(word)
+        .to_ascii_lowercase()
+}
+
+/// The error text has no line that could be an error: after its `Exit code N` line, only
+/// whitespace and banners (an ssh warning printed before a remote `grep` found nothing).
+fn output_is_silent(error: &str) -> bool {
+    super::error_line::error_line(error).is_none()
+}
+
+/// The text after a leading `Exit code N` line.
+fn body(error: &str) -> &str {
+    let t = error.trim_start();
+    if t.starts_with("Exit code") {
+        t.split_once('\n').map_or("", |(_, rest)| rest)
+    } else {
+        t
+    }
+}
+
+/// Whether the output has a line that reads as an error (not the answer's own message).
+fn has_error_line(error: &str, program: &str) -> bool {
+    body(error).lines().any(|l| {
+        let l = l.trim().to_ascii_lowercase();
+        l.starts_with("error")
+            || l.starts_with("fatal")
+            || l.contains("command not found")
+            || l.contains("permission denied")
+            || l.contains("no such file or directory")
+            || l.contains("usage:")
+            || l.contains("unrecognized option")
+            || l.contains("invalid option")
+            || (l.starts_with(&format!("{program}: ")) && !program.is_empty())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(cmd: &str, code: i64, error: &str) -> Status {
+        refine_with(
+            "Bash",
+            Some(cmd),
+            Status::Failure,
+            Some(code),
+            error,
+            &answer_table(None),
+        )
+    }
+
+    #[test]
+    fn refusal_phrasings_of_both_hosts_are_denied() {
+        for text in [
+            "Claude requested permissions to write to /Users/x/a.swift, but you haven't granted it yet.",
+            "Claude requested permissions to use Bash, but you haven't granted it yet.",
+            "mkdir in '/Users/x/y' was blocked. For security, Claude Code may only create directories in the allowed working directories for this session: '/Users/x'.",
+            "cd to '/etc' was blocked. For security, Claude Code may only change directories to child directories of the allowed working directories for this session (including '/w').",
+            "Glob patterns are not allowed in write operations. Please specify an exact file path.",
+            "This Bash command contains multiple operations. The following part requires approval: swift build 2>&1",
+            "File is in a directory that is denied by your permission settings.",
+            "Permission for this action was denied by the auto mode classifier: it would push to main",
+            "exec command rejected by user",
+            "patch rejected by user",
+            "command not run: approval policy is never and the command needs escalation",
+        ] {
+            assert!(is_denial(text), "{text}");
+            assert_eq!(bash("x", 1, text), Status::Denied, "{text}");
+        }
+        // A program that ran and said "permission denied" failed.
+        assert!(!is_denial(
+            "Exit code 1\ncat: /etc/sudoers.d/x: Permission denied"
+        ));
+    }
+
+    #[test]
+    fn the_windows_shell_failing_to_start_is_harness() {
+        for (text, code) in [
+            ("Command failed: cygpath -u 'c:\\users\\m'", None),
+            (
+                "Exit code 1\n      0 [main] bash (14044) child_copy: cygheap read copy failed, 0x0..0x800021270",
+                Some(1),
+            ),
+            ("Exit code 3221225794", Some(3_221_225_794)),
+            (
+                "<tool_use_error>Cancelled: parallel tool call Bash(ls) errored</tool_use_error>",
+                None,
+            ),
+        ] {
+            let status = refine_with(
+                "Bash",
+                Some("ssh host ls"),
+                Status::Failure,
+                code,
+                text,
+                &[],
+            );
+            assert_eq!(status, Status::Harness, "{text}");
+        }
+        assert!(!is_harness(
+            "Exit code 124\ncommand timed out after 10019 milliseconds",
+            Some(124)
+        ));
+    }
+
+    #[test]
+    fn silent_exit_one_of_a_query_program_is_an_answer() {
+        assert_eq!(bash("grep -r foo src", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(
+            bash("cat x | grep foo | head -5", 1, "Exit code 1\n"),
+            Status::Answer
+        );
+        assert_eq!(bash("rg needle", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("test -f x && cat x", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("[ -d /opt/x ]", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("which bfg", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("command -v rg", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("lsof -i :8080", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(
+            bash(
+                "defaults read com.apple.dock autohide",
+                1,
+                "Exit code 1\nThe domain/default pair of (com.apple.dock, autohide) does not exist"
+            ),
+            Status::Answer
+        );
+        assert_eq!(
+            bash("diff a b", 1, "Exit code 1\n1c1\n< x\n---\n> y"),
+            Status::Answer
+        );
+        // A remote grep finding nothing, behind ssh's banner.
+        assert_eq!(
+            bash(
+                "ssh root@router 'logread | grep -i wan'",
+                1,
+                "Exit code 1\n** WARNING: connection is not using a post-quantum key exchange algorithm.\n"
+            ),
+            Status::Answer
+        );
+        assert_eq!(
+            bash(
+                "ssh root@router 'cat /etc/config/x | grep wan'",
+                1,
+                "Exit code 1"
+            ),
+            Status::Answer
+        );
+        assert_eq!(
+            bash(
+                "powershell.exe -Command \"ipconfig | findstr Gateway\"",
+                1,
+                "Exit code 1"
+            ),
+            Status::Answer
+        );
+    }
+
+    #[test]
+    fn silenced_powershell_queries_are_answers() {
+        let cmd = "powershell.exe -Command \"Get-ItemProperty 'HKLM:\\SYSTEM\\X' -Name SMB1 -ErrorAction SilentlyContinue\"";
+        assert_eq!(bash(cmd, 1, "Exit code 1"), Status::Answer);
+        // An error it printed anyway, or no silencing: a failure.
+        assert_eq!(
+            bash(cmd, 1, "Exit code 1\nGet-ItemProperty : Cannot find path"),
+            Status::Failure
+        );
+        assert_eq!(
+            bash(
+                "powershell.exe -Command \"Get-ItemProperty 'HKLM:\\X' -Name A\"",
+                1,
+                "Exit code 1"
+            ),
+            Status::Failure
+        );
+    }
+
+    #[test]
+    fn failures_of_query_programs_stay_failures() {
+        // A real error, another code, or an earlier segment's message.
+        assert_eq!(
+            bash(
+                "grep --script x",
+                2,
+                "Exit code 2\ngrep: unrecognized option '--script'"
+            ),
+            Status::Failure
+        );
+        assert_eq!(
+            bash(
+                "ls /nope | grep x",
+                1,
+                "Exit code 1\nls: /nope: No such file or directory"
+            ),
+            Status::Failure
+        );
+        assert_eq!(
+            bash("grep x", 1, "Exit code 1\ngrep: y: Permission denied"),
+            Status::Failure
+        );
+        assert_eq!(bash("make", 1, "Exit code 1"), Status::Failure);
+        assert_eq!(bash("grep x f && make", 1, "Exit code 1"), Status::Failure);
+        // Not a shell tool: no answers.
+        assert_eq!(
+            refine_with(
+                "Read",
+                Some("grep x"),
+                Status::Failure,
+                Some(1),
+                "Exit code 1",
+                &answer_table(None)
+            ),
+            Status::Failure
+        );
+        // Other statuses are left alone.
+        assert_eq!(
+            refine_with(
+                "Bash",
+                Some("grep x"),
+                Status::Success,
+                Some(0),
+                "",
+                &answer_table(None)
+            ),
+            Status::Success
+        );
+    }
+
+    #[test]
+    fn the_table_extends_from_the_setting() {
+        let table = answer_table(Some("mytool check:2 3, bad entry, make:x"));
+        let cmd = "mytool check --all";
+        assert!(is_answer(cmd, 3, "Exit code 3", &table));
+        assert!(!is_answer(cmd, 3, "Exit code 3", &answer_table(None)));
+        assert!(!is_answer("mytool run", 3, "Exit code 3", &table));
+        assert!(!table.iter().any(|a| a.program == "make"));
+    }
+}
