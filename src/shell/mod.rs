@@ -75,6 +75,7 @@
 mod effects;
 mod expand;
 mod lexer;
+pub mod model;
 mod normalise;
 mod parse;
 pub mod program;
