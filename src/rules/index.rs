@@ -350,6 +350,7 @@ fn mode_code(mode: MatchMode) -> u8 {
         MatchMode::Segment => 1,
         MatchMode::Pipeline => 2,
         MatchMode::Writes => 3,
+        MatchMode::Effect => 4,
     }
 }
 
@@ -359,6 +360,7 @@ fn mode_from(code: u8) -> Option<MatchMode> {
         1 => MatchMode::Segment,
         2 => MatchMode::Pipeline,
         3 => MatchMode::Writes,
+        4 => MatchMode::Effect,
         _ => return None,
     })
 }

@@ -305,10 +305,11 @@ fn build_rule(index: usize, f: RuleFields<'_>) -> std::result::Result<Rule, Fiel
         Some("segment") => MatchMode::Segment,
         Some("pipeline") => MatchMode::Pipeline,
         Some("writes") => MatchMode::Writes,
+        Some("effect") => MatchMode::Effect,
         Some(_) => {
             return Err(fail(
                 "match",
-                "must be \"text\", \"segment\", \"pipeline\" or \"writes\"",
+                "must be \"text\", \"segment\", \"pipeline\", \"writes\" or \"effect\"",
             ));
         }
     };

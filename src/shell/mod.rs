@@ -216,7 +216,7 @@ pub enum Origin {
 }
 
 /// The result of [`split`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Split {
     /// Every simple command found, in the order it would run (substitutions before the
     /// command that uses them, a wrapper before the command it runs).

@@ -50,7 +50,7 @@ impl Opts {
 
 /// Resolve a long option name (without `--`) against the grammar: an exact name, else the
 /// only known name it abbreviates, else itself.
-fn resolve<'g>(g: &'g Grammar, name: &str) -> (String, Option<bool>) {
+fn resolve(g: &Grammar, name: &str) -> (String, Option<bool>) {
     if let Some((n, v)) = g.long.iter().find(|(n, _)| *n == name) {
         return ((*n).to_string(), Some(*v));
     }
@@ -62,6 +62,7 @@ fn resolve<'g>(g: &'g Grammar, name: &str) -> (String, Option<bool>) {
 }
 
 /// Parse `args` (the words after the program name) by `g`.
+#[allow(clippy::many_single_char_names)]
 pub(crate) fn parse(args: &[String], g: &Grammar) -> Opts {
     let mut o = Opts::default();
     let mut i = 0;
@@ -94,11 +95,11 @@ pub(crate) fn parse(args: &[String], g: &Grammar) -> Opts {
             let key = format!("--{full}");
             if let Some(v) = inline {
                 o.values.push((key, v.to_string()));
-            } else if takes == Some(true) {
-                if let Some(v) = args.get(i) {
-                    o.values.push((key, v.clone()));
-                    i += 1;
-                }
+            } else if takes == Some(true)
+                && let Some(v) = args.get(i)
+            {
+                o.values.push((key, v.clone()));
+                i += 1;
             }
             o.long.push(full);
             continue;

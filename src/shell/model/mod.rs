@@ -27,6 +27,8 @@
 //! Pure: no I/O; the caller supplies the [`Context`] (working directory, home, repository
 //! root, `$CALLUS_HOME`). Never panics.
 
+mod destroy;
+mod flows;
 mod git;
 mod grammar;
 mod net;
@@ -85,7 +87,7 @@ impl Effect {
         Effect { kind, line, human }
     }
 
-    /// An effect on a classified path.
+    /// An effect on a classified path; `verb` names the path (`deletes /usr recursively`).
     pub(crate) fn on_path(
         kind: &'static str,
         verb: &str,
@@ -96,14 +98,36 @@ impl Effect {
         let mut all: Vec<(&str, &str)> = vec![("class", class.name())];
         all.extend_from_slice(attrs);
         all.push(("path", path));
-        let shown = if path.is_empty() { "." } else { path };
-        Effect::new(kind, &all, format!("{verb} {shown}: {}", class.phrase()))
+        Effect::new(kind, &all, format!("{verb}: {}", class.phrase()))
     }
 
     /// An effect without a path.
     pub(crate) fn plain(kind: &'static str, attrs: &[(&str, &str)], human: String) -> Self {
         Effect::new(kind, attrs, human)
     }
+}
+
+/// Is `name` a shell (`bash`, `/bin/sh`, `zsh` …)?
+#[must_use]
+pub fn is_shell_name(name: &str) -> bool {
+    net::SHELLS.contains(&name.rsplit('/').next().unwrap_or(name))
+}
+
+/// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
+/// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
+#[must_use]
+pub fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
+    let (class, resolved) = paths::classify(path, &paths::Cwd::Start, ctx);
+    if matches!(class, Class::Other | Class::WorkingDir)
+        && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
+        && real != resolved
+    {
+        let (c, _) = paths::classify(&real, &paths::Cwd::Start, ctx);
+        if c != Class::Other {
+            return (c, real);
+        }
+    }
+    (class, resolved)
 }
 
 /// Everything [`analyse`] found.
@@ -132,12 +156,21 @@ fn limit(name: &str, why: &str) -> Effect {
 /// The effects of a shell command run in `ctx`.
 #[must_use]
 pub fn analyse(command: &str, ctx: &Context) -> Analysis {
+    if command.len() > MAX_LEN {
+        return analyse_split(command, &Split::default(), ctx);
+    }
+    analyse_split(command, &split(command), ctx)
+}
+
+/// [`analyse`] on a command already split (`first` must be `split(command)`; for a command
+/// longer than [`MAX_LEN`] it is not looked at).
+#[must_use]
+pub fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Analysis {
     let mut out = Analysis::default();
     if command.len() > MAX_LEN {
         out.push(limit("length", &format!("longer than {MAX_LEN} bytes")));
         return out;
     }
-    let first = split(command);
     if first
         .problem
         .as_deref()
@@ -148,14 +181,14 @@ pub fn analyse(command: &str, ctx: &Context) -> Analysis {
             &format!("nested deeper than {} levels", crate::shell::MAX_DEPTH),
         ));
     }
-    if wrapper_words(&first) > MAX_WRAPPERS {
+    if wrapper_words(first) > MAX_WRAPPERS {
         out.push(limit(
             "wrappers",
             &format!("more than {MAX_WRAPPERS} wrapper words"),
         ));
     }
-    effects_of(&first, ctx, &mut out);
-    match state::expand(command, &first) {
+    effects_of(first, ctx, &mut out);
+    match state::expand(command, first) {
         state::Expanded::None => {}
         state::Expanded::TooMany => out.push(limit(
             "expansions",

@@ -50,7 +50,6 @@ pub(crate) fn interpreter(p: &str) -> Option<&'static str> {
 /// The flag an interpreter takes inline code with.
 pub(crate) fn code_flags(family: &str) -> &'static [&'static str] {
     match family {
-        "python" => &["-c"],
         "perl" => &["-e", "-E"],
         "ruby" | "node" | "lua" => &["-e", "--eval", "-p", "--print"],
         "php" => &["-r"],
@@ -111,7 +110,7 @@ pub(crate) fn is_decoder(program: &str, args: &[String]) -> bool {
 pub(crate) fn is_secret(path: &str) -> bool {
     let p = path.trim_matches(|c| c == '"' || c == '\'');
     let name = p.rsplit('/').next().unwrap_or(p);
-    if name.ends_with(".pub") {
+    if name.to_ascii_lowercase().ends_with(".pub") {
         return false;
     }
     if name == ".env" {
@@ -155,7 +154,7 @@ pub(crate) fn is_secret(path: &str) -> bool {
         || (name == "config.json" && under(".docker/"))
         || [".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"]
             .iter()
-            .any(|e| name.ends_with(e))
+            .any(|e| name.to_ascii_lowercase().ends_with(e))
 }
 
 /// A word that names a remote location (`host:path`, `user@host:path`), for scp and rsync.

@@ -182,8 +182,7 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         };
         return Some(format!("{value}{rest}"));
     }
-    if w.starts_with("$(git rev-parse --show-toplevel)") {
-        let rest = &w["$(git rev-parse --show-toplevel)".len()..];
+    if let Some(rest) = w.strip_prefix("$(git rev-parse --show-toplevel)") {
         return Some(format!(
             "{}{rest}",
             ctx.repo_root.as_deref().unwrap_or("$REPO")
@@ -280,7 +279,11 @@ pub(crate) fn is_control_plane(path: &str, ctx: &Context) -> bool {
         match *p {
             ".claude" => match next {
                 None | Some("") => return true,
-                Some(n) if n.starts_with("settings") && n.ends_with(".json") => return true,
+                Some(n)
+                    if n.starts_with("settings") && n.to_ascii_lowercase().ends_with(".json") =>
+                {
+                    return true;
+                }
                 Some("hooks") => return true,
                 _ => {}
             },
@@ -292,9 +295,16 @@ pub(crate) fn is_control_plane(path: &str, ctx: &Context) -> bool {
     if path.starts_with("$CALLUS_HOME") {
         return true;
     }
-    ctx.callus_home
-        .as_deref()
-        .is_some_and(|h| !h.is_empty() && (path == h || path.starts_with(&format!("{h}/"))))
+    let under =
+        |dir: &str, p: &str| !dir.is_empty() && (p == dir || p.starts_with(&format!("{dir}/")));
+    ctx.callus_home.as_deref().is_some_and(|h| {
+        // A home directory inside `$CALLUS_HOME` (a test sandbox) stays the home.
+        under(h, path)
+            && !ctx
+                .home
+                .as_deref()
+                .is_some_and(|home| under(h, home) && home != h && under(home, path))
+    })
 }
 
 /// The class of a path as written in the command (`word`), resolved against `cwd`.

@@ -8,24 +8,55 @@ use super::paths::{Cwd, classify, resolve};
 use super::{Analysis, Class, Context, Effect, git, net};
 use crate::shell::{MAX_DEPTH, Origin, Segment, segment_writes};
 
+/// `find` predicates that narrow what `-delete` removes.
+const NARROW: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-regex",
+    "-iregex",
+    "-newer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-empty",
+    "-user",
+    "-group",
+    "-perm",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-wholename",
+    "-iwholename",
+    "-lname",
+    "-ilname",
+    "-nouser",
+    "-nogroup",
+];
+
 const DEPTHS: usize = MAX_DEPTH as usize + 2;
 
 /// What the stages of one pipeline so far did.
 #[derive(Debug, Clone, Default)]
-struct Pipe {
-    fetch: bool,
-    secret: Option<String>,
-    socket: bool,
-    shell: bool,
-    literal: Option<Vec<String>>,
+pub(super) struct Pipe {
+    pub(super) fetch: bool,
+    pub(super) secret: Option<String>,
+    pub(super) socket: bool,
+    pub(super) shell: bool,
+    pub(super) literal: Option<Vec<String>>,
 }
 
 /// The walk through one split command.
 pub(crate) struct Walk<'c> {
-    ctx: &'c Context,
-    cwd: Cwd,
-    pipes: Vec<Pipe>,
-    fetched: Vec<String>,
+    pub(super) ctx: &'c Context,
+    pub(super) cwd: Cwd,
+    pub(super) pipes: Vec<Pipe>,
+    pub(super) fetched: Vec<String>,
 }
 
 const RM: Grammar = Grammar {
@@ -129,13 +160,13 @@ impl<'c> Walk<'c> {
         let mut fx: Vec<Effect> = Vec::new();
         self.writes(seg, &argv, &mut fx);
         if let Some(program) = argv.first().cloned() {
-            let args = &argv[1..];
+            let rest = &argv[1..];
             if (program.starts_with("$(") || program.starts_with('`'))
                 && net::fetches_or_decodes(&program)
             {
                 fx.push(fetched("a fetched or decoded command in program position"));
             }
-            self.program(&program, args, seg, d, &mut fx);
+            self.program(&program, rest, seg, d, &mut fx);
         }
         for e in fx {
             out.push(e);
@@ -183,10 +214,12 @@ impl<'c> Walk<'c> {
             }
         }
         for r in &seg.redirects {
-            if r.op.ends_with('<') && !r.op.starts_with("<<") && net::is_secret(&r.target) {
-                if net::SENDERS.contains(&program) {
-                    fx.push(sends_secret(&r.target, program));
-                }
+            if r.op.ends_with('<')
+                && !r.op.starts_with("<<")
+                && net::is_secret(&r.target)
+                && net::SENDERS.contains(&program)
+            {
+                fx.push(sends_secret(&r.target, program));
             }
         }
     }
@@ -262,14 +295,14 @@ impl<'c> Walk<'c> {
                     ));
                 }
             }
-            "killall5" | "reboot" | "halt" | "poweroff" | "shutdown" => {
-                if !args.iter().any(|a| a == "--help") {
-                    fx.push(Effect::plain(
-                        "kills-all-processes",
-                        &[("via", p)],
-                        format!("stops the machine with {p}"),
-                    ));
-                }
+            "killall5" | "reboot" | "halt" | "poweroff" | "shutdown"
+                if !args.iter().any(|a| a == "--help") =>
+            {
+                fx.push(Effect::plain(
+                    "kills-all-processes",
+                    &[("via", p)],
+                    format!("stops the machine with {p}"),
+                ));
             }
             "sudo" | "doas" | "pkexec" | "su" | "run0" => {
                 let listing = args.iter().all(|a| {
@@ -311,7 +344,7 @@ impl<'c> Walk<'c> {
                     .unwrap_or_else(|| "$CALLUS_HOME".into());
                 fx.push(Effect::on_path(
                     "deletes",
-                    "uninstalls callus from",
+                    &format!("uninstalls callus, deleting {home}"),
                     &[("recursive", "true"), ("via", "callus uninstall")],
                     Class::ControlPlane,
                     &home,
@@ -327,7 +360,7 @@ impl<'c> Walk<'c> {
             }
             _ => {}
         }
-        disks(p, args, fx);
+        super::destroy::disks(p, args, fx);
         self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
@@ -402,35 +435,6 @@ impl<'c> Walk<'c> {
         if !deletes {
             return;
         }
-        const NARROW: &[&str] = &[
-            "-name",
-            "-iname",
-            "-path",
-            "-ipath",
-            "-regex",
-            "-iregex",
-            "-newer",
-            "-mtime",
-            "-mmin",
-            "-atime",
-            "-amin",
-            "-ctime",
-            "-cmin",
-            "-size",
-            "-empty",
-            "-user",
-            "-group",
-            "-perm",
-            "-links",
-            "-inum",
-            "-samefile",
-            "-wholename",
-            "-iwholename",
-            "-lname",
-            "-ilname",
-            "-nouser",
-            "-nogroup",
-        ];
         let narrow = args.iter().any(|a| NARROW.contains(&a.as_str()));
         let roots: Vec<String> = if roots.is_empty() {
             vec![".".into()]
@@ -457,9 +461,9 @@ impl<'c> Walk<'c> {
     }
 
     fn rsync(&self, args: &[String], fx: &mut Vec<Effect>) {
-        let deletes = args.iter().any(|a| {
-            a.starts_with("--del") || a.starts_with("--remove-source") || a == "--existing" && false
-        });
+        let deletes = args
+            .iter()
+            .any(|a| a.starts_with("--del") || a.starts_with("--remove-source"));
         let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
         if deletes
             && let Some(dest) = operands.last()
@@ -548,7 +552,7 @@ impl<'c> Walk<'c> {
             return;
         }
         if p == "dropdb" && !args.iter().all(|a| a.starts_with('-')) {
-            fx.push(sql_effect(p, "DROP DATABASE"));
+            fx.push(super::destroy::sql_effect(p, "DROP DATABASE"));
             return;
         }
         let mut texts: Vec<String> = Vec::new();
@@ -589,8 +593,8 @@ impl<'c> Walk<'c> {
             texts.push(words.join(" "));
         }
         let all = texts.join("\n");
-        if let Some(stmt) = destructive_sql(&all) {
-            fx.push(sql_effect(p, stmt));
+        if let Some(stmt) = super::destroy::destructive_sql(&all) {
+            fx.push(super::destroy::sql_effect(p, stmt));
         }
         if matches!(p, "sqlite3" | "sqlite" | "duckdb")
             && let Some(db) = operands.first()
@@ -776,209 +780,11 @@ impl<'c> Walk<'c> {
             }
         }
     }
-
-    fn network(&mut self, p: &str, args: &[String], d: usize, fx: &mut Vec<Effect>) {
-        if !net::SENDERS.contains(&p) {
-            return;
-        }
-        if net::SOCKETS.contains(&p) {
-            let exec = args.iter().enumerate().any(|(i, a)| {
-                matches!(
-                    a.as_str(),
-                    "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec"
-                ) && args.get(i + 1).is_some()
-                    || a.starts_with("--exec=")
-                    || a.starts_with("--sh-exec=")
-                    || p == "socat" && {
-                        let u = a.to_ascii_uppercase();
-                        u.starts_with("EXEC:") || u.starts_with("SYSTEM:") || u.contains(",EXEC:")
-                    }
-            });
-            if exec {
-                fx.push(remote_shell(&format!("{p} hands the connection a program")));
-            }
-            self.pipes[d].socket = true;
-            if self.pipes[d].shell {
-                fx.push(remote_shell("a shell piped to a socket"));
-            }
-        }
-        if let Some(s) = self.pipes[d].secret.clone() {
-            fx.push(sends_secret(&s, p));
-        }
-        let mut skip = false;
-        let mut secret: Option<String> = None;
-        let mut remote = false;
-        for a in args {
-            if skip {
-                skip = false;
-                continue;
-            }
-            if matches!(p, "ssh" | "scp" | "sftp" | "rsync")
-                && matches!(
-                    a.as_str(),
-                    "-i" | "-F" | "-o" | "-e" | "-P" | "-p" | "-l" | "-J"
-                )
-            {
-                skip = true;
-                continue;
-            }
-            if matches!(p, "curl" | "http" | "https" | "xh")
-                && matches!(
-                    a.as_str(),
-                    "--cert" | "--key" | "--cacert" | "-E" | "--config" | "-K"
-                )
-            {
-                skip = true;
-                continue;
-            }
-            if net::is_remote(a) {
-                remote = true;
-            }
-            let upload = a.rsplit_once('@').map(|(_, f)| f);
-            let value = a.split_once('=').map(|(_, v)| v);
-            let candidates = [Some(a.as_str()), upload, value];
-            if candidates.iter().flatten().any(|c| net::is_secret(c)) {
-                secret.get_or_insert_with(|| a.clone());
-            }
-            for sub in net::substitutions(a) {
-                let words = sub.split(|c: char| c.is_whitespace() || c == ')' || c == '`');
-                if let Some(w) = words.clone().find(|w| net::is_secret(w)) {
-                    secret.get_or_insert_with(|| w.to_string());
-                } else if words.take(2).any(|w| matches!(w, "env" | "printenv")) {
-                    secret.get_or_insert_with(|| "the environment".into());
-                }
-            }
-        }
-        let needs_remote = matches!(p, "scp" | "sftp" | "rsync" | "rclone");
-        if let Some(s) = secret
-            && (!needs_remote || remote)
-        {
-            fx.push(sends_secret(&s, p));
-        }
-    }
 }
 
 fn same_file(downloaded: &str, run: &str) -> bool {
     let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
     base(downloaded) == base(run)
-}
-
-fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
-    let has = |f: &str| args.iter().any(|a| a == f);
-    let short = |c: char| {
-        args.iter()
-            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
-    };
-    let help = args.is_empty() || has("--help") || has("-h") || has("-V") || has("--version");
-    let device = args
-        .iter()
-        .rev()
-        .find(|a| a.starts_with("/dev/"))
-        .cloned()
-        .unwrap_or_else(|| "?".into());
-    let destroys = match p {
-        _ if p.starts_with("mkfs") || matches!(p, "mke2fs" | "mkswap" | "newfs" | "blkdiscard") => {
-            !help
-        }
-        "wipefs" => short('a') || short('o') || has("--all"),
-        "sgdisk" => {
-            short('Z')
-                || short('z')
-                || short('o')
-                || short('d')
-                || has("--zap-all")
-                || has("--zap")
-                || has("--clear")
-        }
-        "sfdisk" => {
-            !help && !short('l') && !has("--list") && !short('d') && !has("--dump") && device != "?"
-        }
-        "fdisk" | "gdisk" | "cfdisk" => !help && !short('l') && !has("--list") && device != "?",
-        "parted" => args.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "mklabel" | "rm" | "mkpart" | "resizepart" | "mktable"
-            )
-        }),
-        "hdparm" => args.iter().any(|a| {
-            a.starts_with("--security-erase")
-                || a == "--trim-sector-ranges"
-                || a == "--write-sector"
-        }),
-        "cryptsetup" => args
-            .iter()
-            .any(|a| matches!(a.as_str(), "luksFormat" | "erase" | "luksErase")),
-        "diskutil" => args.first().is_some_and(|a| {
-            a.starts_with("erase")
-                || a.starts_with("zero")
-                || a.starts_with("random")
-                || a == "partitionDisk"
-                || a == "secureErase"
-        }),
-        "zpool" => args
-            .first()
-            .is_some_and(|a| a == "destroy" || a == "labelclear"),
-        "lvremove" | "vgremove" | "pvremove" => !help,
-        _ => false,
-    };
-    if destroys {
-        fx.push(Effect::on_path(
-            "overwrites",
-            &format!("erases {device} with {p}"),
-            &[("via", p)],
-            Class::Device,
-            &device,
-        ));
-    }
-}
-
-/// The destructive statement in SQL text, if any: `DROP DATABASE|TABLE|SCHEMA`,
-/// `TRUNCATE`, `DELETE FROM t` with no `WHERE`, Redis `FLUSHALL`/`FLUSHDB`, Mongo's
-/// `dropDatabase()`.
-pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
-    let upper: String = text
-        .to_ascii_uppercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    for (needle, name) in [
-        ("DROP DATABASE", "DROP DATABASE"),
-        ("DROP SCHEMA", "DROP SCHEMA"),
-        ("DROP TABLE", "DROP TABLE"),
-        ("DROP COLLECTION", "DROP COLLECTION"),
-        ("TRUNCATE ", "TRUNCATE"),
-        ("FLUSHALL", "FLUSHALL"),
-        ("FLUSHDB", "FLUSHDB"),
-        ("DROPDATABASE(", "dropDatabase()"),
-        ("DROP ", "DROP"),
-    ] {
-        if name == "DROP" {
-            // `mysqladmin drop app`
-            if upper.starts_with("DROP ") && !upper.contains(';') && upper.split(' ').count() == 2 {
-                return Some("DROP DATABASE");
-            }
-            continue;
-        }
-        if upper.contains(needle) {
-            return Some(name);
-        }
-    }
-    for stmt in upper.split(';') {
-        if let Some(i) = stmt.find("DELETE FROM ")
-            && !stmt[i..].contains(" WHERE ")
-        {
-            return Some("DELETE without WHERE");
-        }
-    }
-    None
-}
-
-fn sql_effect(client: &str, stmt: &str) -> Effect {
-    Effect::plain(
-        "destroys-data",
-        &[("via", client), ("statement", &stmt.replace(' ', "_"))],
-        format!("runs {stmt} through {client}"),
-    )
 }
 
 fn fetched(how: &str) -> Effect {
@@ -989,7 +795,7 @@ fn fetched(how: &str) -> Effect {
     )
 }
 
-fn remote_shell(how: &str) -> Effect {
+pub(super) fn remote_shell(how: &str) -> Effect {
     Effect::plain(
         "opens-remote-shell",
         &[],
@@ -997,7 +803,7 @@ fn remote_shell(how: &str) -> Effect {
     )
 }
 
-fn sends_secret(what: &str, via: &str) -> Effect {
+pub(super) fn sends_secret(what: &str, via: &str) -> Effect {
     Effect::plain(
         "sends-secret",
         &[("via", via), ("path", what)],

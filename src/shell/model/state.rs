@@ -231,8 +231,9 @@ mod tests {
             expand(s, &split(s)),
             Expanded::TooMany | Expanded::Text(_)
         ));
-        let many: String = (0..70).map(|i| format!("A{i}=x; ")).collect::<String>()
-            + &(0..70).map(|i| format!("$A{i} ")).collect::<String>();
+        let defs: Vec<String> = (0..70).map(|i| format!("A{i}=x;")).collect();
+        let uses: Vec<String> = (0..70).map(|i| format!("$A{i}")).collect();
+        let many = format!("{} {}", defs.join(" "), uses.join(" "));
         assert!(matches!(expand(&many, &split(&many)), Expanded::TooMany));
     }
 }

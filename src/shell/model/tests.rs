@@ -155,7 +155,7 @@ fn control_plane_disks_permissions_privilege() {
 
 #[test]
 fn limits_fail_closed_with_their_name() {
-    let deep = "eval ".repeat(1) + &"\"$(".repeat(20) + "ls" + &")\"".repeat(20);
+    let deep = "eval ".to_string() + &"\"$(".repeat(20) + "ls" + &")\"".repeat(20);
     assert!(
         has(&deep, "exceeds-limit limit=nesting-depth"),
         "{:?}",
