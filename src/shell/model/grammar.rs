@@ -1,7 +1,8 @@
 //! Option parsing by a per-program grammar: short clusters (`-rf`), short options that take a
 //! value (`-C dir`, `-Cdir`), long options with `=` or a following value, unambiguous
 //! abbreviations of known long options (`--rec` → `--recursive`, as getopt and git accept),
-//! and `--` ending options. Unknown long options are kept as written.
+//! and `--` ending options. Unknown long options are kept as written; an ambiguous prefix
+//! takes the shortest option it abbreviates.
 
 /// How one program reads its options.
 pub(crate) struct Grammar {
@@ -54,11 +55,16 @@ fn resolve(g: &Grammar, name: &str) -> (String, Option<bool>) {
     if let Some((n, v)) = g.long.iter().find(|(n, _)| *n == name) {
         return ((*n).to_string(), Some(*v));
     }
-    let mut found = g.long.iter().filter(|(n, _)| n.starts_with(name));
-    match (found.next(), found.next()) {
-        (Some((n, v)), None) if !name.is_empty() => ((*n).to_string(), Some(*v)),
-        _ => (name.to_string(), None),
-    }
+    // An ambiguous prefix resolves to the shortest candidate (`--forc` → `--force`, not
+    // `--force-with-lease`): the reading that fails closed.
+    g.long
+        .iter()
+        .filter(|(n, _)| !name.is_empty() && n.starts_with(name))
+        .min_by_key(|(n, _)| n.len())
+        .map_or_else(
+            || (name.to_string(), None),
+            |(n, v)| ((*n).to_string(), Some(*v)),
+        )
 }
 
 /// Parse `args` (the words after the program name) by `g`.
@@ -150,14 +156,14 @@ mod tests {
         assert_eq!(o.short, ['r', 'f']);
         assert_eq!(o.long, ["recursive"]);
         assert_eq!(o.operands, ["-x", "/"]);
-        // Ambiguous or unknown prefixes stay as written.
+        // An unknown option stays as written; an ambiguous prefix takes the shortest.
         let g = Grammar {
             short_value: "C",
             long: &[("mirror", false), ("mirrors", false), ("output", true)],
             stop_at_operand: false,
         };
-        let o = parse(&words("--mirr --out f -Cdir -C x y"), &g);
-        assert_eq!(o.long, ["mirr", "output"]);
+        let o = parse(&words("--mirr --out f -Cdir -C x y --zz"), &g);
+        assert_eq!(o.long, ["mirror", "output", "zz"]);
         assert_eq!(o.values_of("--output").collect::<Vec<_>>(), ["f"]);
         assert_eq!(o.values_of("-C").collect::<Vec<_>>(), ["dir", "x"]);
         assert_eq!(o.operands, ["y"]);

@@ -151,11 +151,14 @@ impl<'c> Walk<'c> {
             self.pipes[d] = Pipe::default();
         }
         let mut argv = seg.argv.clone();
-        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs")
-            && seg.piped
-            && let Some(words) = &self.pipes[d].literal
-        {
-            argv.extend(words.iter().cloned());
+        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs") {
+            if let Some(data) = seg.stdin_data() {
+                argv.extend(data.split_whitespace().map(String::from));
+            } else if seg.piped
+                && let Some(words) = &self.pipes[d].literal
+            {
+                argv.extend(words.iter().cloned());
+            }
         }
         let mut fx: Vec<Effect> = Vec::new();
         self.writes(seg, &argv, &mut fx);
