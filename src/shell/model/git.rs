@@ -153,6 +153,19 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
     let Some(sub) = args.get(global.rest) else {
         return;
     };
+    // `git -c alias.p='push -f' p …`: the alias's words stand for the subcommand.
+    let alias = global.values_of("-c").find_map(|kv| {
+        let (k, v) = kv.split_once('=')?;
+        (k.strip_prefix("alias.")? == sub.as_str() && !v.starts_with('!')).then_some(v)
+    });
+    if let Some(words) = alias {
+        let mut expanded: Vec<String> = words.split_whitespace().map(String::from).collect();
+        expanded.extend(args[global.rest + 1..].iter().cloned());
+        if expanded.first().is_some_and(|w| w != sub) {
+            effects(&expanded, out);
+        }
+        return;
+    }
     let rest = &args[global.rest + 1..];
     match sub.as_str() {
         "push" => push(rest, out),
@@ -325,6 +338,12 @@ mod tests {
             ["pushes mode=force remote=origin ref=fix-domain"]
         );
         assert!(lines("push --force-with-lease origin main").is_empty());
+        let args: Vec<String> = ["-c", "alias.p=push -f", "p", "origin", "main"]
+            .map(String::from)
+            .to_vec();
+        let mut out = Vec::new();
+        effects(&args, &mut out);
+        assert_eq!(out[0].line, "pushes mode=force remote=origin ref=main");
         assert!(lines("push origin :main")[0].contains("mode=delete"));
     }
 

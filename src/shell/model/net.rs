@@ -113,7 +113,10 @@ pub(crate) fn is_secret(path: &str) -> bool {
     if name.to_ascii_lowercase().ends_with(".pub") {
         return false;
     }
-    if name == ".env" {
+    if matches!(
+        name,
+        ".env" | ".ssh" | ".gnupg" | ".aws" | ".password-store"
+    ) {
         return true;
     }
     if let Some(ext) = name.strip_prefix(".env.") {

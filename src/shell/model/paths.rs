@@ -170,17 +170,45 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         }
     }
     if let Some(inner) = w.strip_prefix("${") {
-        let (name, rest) = inner.split_once('}')?;
-        let name = name
-            .split_once([':', '-', '?', '=', '+'])
-            .map_or(name, |(n, _)| n);
+        let (expr, rest) = inner.split_once('}')?;
+        let (name, op) = expr
+            .find([':', '-', '?', '=', '+'])
+            .map_or((expr, ""), |i| (&expr[..i], &expr[i..]));
         let value = match name {
             "HOME" => ctx.home.as_deref().unwrap_or("~"),
             "PWD" => ".",
             "CALLUS_HOME" => ctx.callus_home.as_deref().unwrap_or("$CALLUS_HOME"),
-            _ => return None,
+            // `${X:-/}`: the default is what runs when X is unset; fail closed on it.
+            _ => op
+                .strip_prefix(":-")
+                .or_else(|| op.strip_prefix(":="))
+                .or_else(|| op.strip_prefix('-'))
+                .or_else(|| op.strip_prefix('='))
+                .filter(|d| !d.is_empty() && !d.starts_with('$'))?,
         };
         return Some(format!("{value}{rest}"));
+    }
+    if let Some(user) = w.strip_prefix('~')
+        && !user.is_empty()
+        && !user.starts_with('/')
+    {
+        // `~name/…`: another user's home.
+        let (name, rest) = user.split_once('/').map_or((user, ""), |(n, r)| (n, r));
+        if name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            let base = if name == "root" {
+                "/root".to_string()
+            } else {
+                format!("/home/{name}")
+            };
+            return Some(if rest.is_empty() {
+                base
+            } else {
+                format!("{base}/{rest}")
+            });
+        }
     }
     if let Some(rest) = w.strip_prefix("$(git rev-parse --show-toplevel)") {
         return Some(format!(
@@ -308,12 +336,48 @@ pub(crate) fn is_control_plane(path: &str, ctx: &Context) -> bool {
 }
 
 /// The class of a path as written in the command (`word`), resolved against `cwd`.
+/// A brace list in a word expanded (`/{usr,etc}` → `/usr`, `/etc`), at most 16 words; a
+/// word without one is itself.
+fn braces(word: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (word.find('{'), word.find('}')) else {
+        return vec![word.to_string()];
+    };
+    let inner = word.get(open + 1..close).unwrap_or_default();
+    if close < open || !inner.contains(',') || word.starts_with("${") {
+        return vec![word.to_string()];
+    }
+    inner
+        .split(',')
+        .take(16)
+        .map(|alt| format!("{}{alt}{}", &word[..open], &word[close + 1..]))
+        .collect()
+}
+
+/// The class of a path as written in the command (`word`), resolved against `cwd`; of a
+/// brace list's words, the first that is not ordinary.
 pub(crate) fn classify(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+    let words = braces(word);
+    let mut first = None;
+    for w in &words {
+        let found = classify_one(w, cwd, ctx);
+        if found.0 != Class::Other {
+            return found;
+        }
+        first.get_or_insert(found);
+    }
+    first.unwrap_or_else(|| (Class::Other, word.to_string()))
+}
+
+fn classify_one(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
     let Some(resolved) = resolve(word, cwd, ctx) else {
         return (Class::Dynamic, word.to_string());
     };
     let (path, _) = strip_glob(&resolved);
     (class_of(&path, cwd, ctx), resolved)
+}
+
+fn has_glob(s: &str) -> bool {
+    s.contains(['*', '?', '['])
 }
 
 fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
@@ -335,7 +399,7 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
             return Class::Home;
         }
         let first = rest.split('/').next().unwrap_or("");
-        if HOME_KEEP.contains(&first) && !rest.contains('/') {
+        if (HOME_KEEP.contains(&first) || has_glob(first)) && !rest.contains('/') {
             return Class::Home;
         }
         if first == ".ssh" || first == ".gnupg" {
@@ -392,6 +456,10 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
         let mut parts = abs.split('/');
         let first = parts.next().unwrap_or("");
         let depth = 1 + parts.count();
+        if has_glob(first) {
+            // `/u*`, `/e?c`: may name any top-level directory.
+            return Class::System;
+        }
         if SYSTEM.contains(&first) && depth <= 2 {
             return if matches!(first, "home" | "Users") && depth == 2 {
                 Class::Home
@@ -451,6 +519,14 @@ mod tests {
             ("/dev/null", "other"),
             ("/tmp/x", "temp"),
             ("$DIR/x", "dynamic"),
+            ("/{usr,etc}", "system"),
+            ("./{build,.git}", "project-root"),
+            ("/u*", "system"),
+            ("~/.s*", "home"),
+            ("~root", "system"),
+            ("~bob/", "home"),
+            ("${X:-/}", "root"),
+            ("${X}", "dynamic"),
         ] {
             assert_eq!(class(w), c, "{w}");
         }

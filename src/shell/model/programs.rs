@@ -290,7 +290,9 @@ impl<'c> Walk<'c> {
                 } else if rest.peek() == Some(&"-1") && args.len() > 1 {
                     rest.next();
                 }
-                if rest.any(|a| a == "-1" || a == "1") {
+                let probe = args.first().is_some_and(|a| a == "-0" || a == "-s0")
+                    || args.windows(2).any(|w| w[0] == "-s" && w[1] == "0");
+                if !probe && rest.any(|a| a == "-1" || a == "1") {
                     fx.push(Effect::plain(
                         "kills-all-processes",
                         &[("via", "kill")],
@@ -573,6 +575,8 @@ impl<'c> Walk<'c> {
                 && matches!(k, "--command" | "--execute" | "--eval" | "--query")
             {
                 texts.push(v.to_string());
+            } else if a.len() > 2 && (a.starts_with("-e") || a.starts_with("-c")) {
+                texts.push(a[2..].to_string());
             }
         }
         let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
@@ -634,6 +638,15 @@ impl<'c> Walk<'c> {
                 fx.push(fetched(&format!("runs {p}, a file just downloaded")));
             }
             self.downloads(p, args);
+            if net::FETCHERS.contains(&p) {
+                for r in seg
+                    .redirects
+                    .iter()
+                    .filter(|r| r.writes() && !r.op.starts_with('2'))
+                {
+                    self.fetched.push(r.target.clone());
+                }
+            }
             return;
         }
         let flags: &[&str] = family.map_or(&["-c"], net::code_flags);
