@@ -111,3 +111,86 @@ fn no_benign_command_of_any_kind_is_stopped() {
         report(&failures, &counts)
     );
 }
+
+/// A hook payload for a Bash command run in the test repository.
+fn bash_payload(env: &Env, command: &str) -> Vec<u8> {
+    json!({
+        "session_id": "limits",
+        "hook_event_name": "PreToolUse",
+        "cwd": env.repo_path(),
+        "tool_name": "Bash",
+        "tool_input": { "command": command },
+        "tool_use_id": "t",
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn a_command_past_the_model_limits_is_refused_in_both_fail_modes_and_audited() {
+    let deep = format!("eval {}ls{}", "\"$(".repeat(20), ")\"".repeat(20));
+    let wrappers = format!("{}ls", "env ".repeat(300));
+    for (mode, command, limit) in [
+        ("open", deep.as_str(), "nesting-depth"),
+        ("closed", deep.as_str(), "nesting-depth"),
+        ("open", wrappers.as_str(), "wrappers"),
+        ("closed", wrappers.as_str(), "wrappers"),
+    ] {
+        let mut env = Env::new();
+        env.var("CALLUS_FAIL", mode);
+        let out = env.run(&["guard"], &bash_payload(&env, command));
+        let err = crate::common::stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{mode} {limit}: {err}");
+        assert!(
+            err.contains(limit),
+            "{mode}: the refusal names the limit: {err}"
+        );
+        let records = crate::guard::audit_records(&env);
+        assert!(
+            records
+                .iter()
+                .any(|r| r.to_string().contains(&format!("limit-{limit}"))),
+            "{mode}: the refusal is in the audit chain: {records:?}"
+        );
+    }
+}
+
+#[test]
+fn guard_test_shows_the_effect_and_the_target_class() {
+    let env = Env::new();
+    let repo = env.repo_path().to_str().unwrap().to_string();
+    let out = env.run(
+        &["guard", "test", "--cwd", &repo, "--", "cd / && rm -rf usr"],
+        b"",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("decision: block"), "{text}");
+    assert!(
+        text.contains("because: deletes /usr recursively: a system directory"),
+        "{text}"
+    );
+    let out = env.run(
+        &[
+            "guard",
+            "test",
+            "--json",
+            "--",
+            "git -C . push -f origin main",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(
+        v["effects"][0]["line"],
+        "pushes mode=force remote=origin ref=main"
+    );
+    // A benign command shows no effect and no decision.
+    let out = env.run(&["guard", "test", "--", "cd build && rm -rf ."], b"");
+    let text = stdout(&out);
+    assert!(text.contains("decision: allow"), "{text}");
+    assert!(
+        text.contains("effect:   deletes"),
+        "the effect is still shown: {text}"
+    );
+}

@@ -394,6 +394,7 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
             .filter(|r| r.is_empty() || r.starts_with('/'))
             .map(|r| r.trim_start_matches('/').to_string())
     };
+    let under_home = in_home(path).is_some();
     if let Some(rest) = in_home(path) {
         if rest.is_empty() {
             return Class::Home;
@@ -456,6 +457,9 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
         let mut parts = abs.split('/');
         let first = parts.next().unwrap_or("");
         let depth = 1 + parts.count();
+        if under_home {
+            return Class::Other;
+        }
         if has_glob(first) {
             // `/u*`, `/e?c`: may name any top-level directory.
             return Class::System;
@@ -533,6 +537,28 @@ mod tests {
         let below = Cwd::Below("build".into());
         assert_eq!(classify(".", &below, &ctx()).0, Class::Other);
         assert_eq!(classify("*", &Cwd::At("/".into()), &ctx()).0, Class::Root);
+    }
+
+    #[test]
+    fn a_home_under_a_system_directory_stays_a_home() {
+        let c = Context {
+            home: Some("/root".into()),
+            ..Context::default()
+        };
+        assert_eq!(classify("~/notes.txt", &Cwd::Start, &c).0, Class::Other);
+        assert_eq!(classify("/root", &Cwd::Start, &c).0, Class::Home);
+        assert_eq!(classify("/root/.ssh", &Cwd::Start, &c).0, Class::Home);
+        // A home inside $CALLUS_HOME (a sandbox) is not the control plane.
+        let sandbox = Context {
+            home: Some("/s/home".into()),
+            callus_home: Some("/s".into()),
+            ..Context::default()
+        };
+        assert_eq!(classify("~/x/y", &Cwd::Start, &sandbox).0, Class::Other);
+        assert_eq!(
+            classify("/s/callus.db", &Cwd::Start, &sandbox).0,
+            Class::ControlPlane
+        );
     }
 
     #[test]
