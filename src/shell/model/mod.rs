@@ -231,4 +231,6 @@ fn effects_of(split: &Split, ctx: &Context, out: &mut Analysis) {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
