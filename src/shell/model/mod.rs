@@ -31,6 +31,7 @@ mod destroy;
 mod flows;
 mod git;
 mod grammar;
+mod inline;
 mod net;
 pub mod paths;
 mod programs;

@@ -129,7 +129,7 @@ impl<'c> Walk<'c> {
         }
     }
 
-    fn class(&self, word: &str) -> (Class, String) {
+    pub(super) fn class(&self, word: &str) -> (Class, String) {
         let (class, path) = classify(word, &self.cwd, self.ctx);
         if class == Class::Other
             && let Some(real) = self.ctx.realpath.and_then(|f| f(&path))
@@ -403,7 +403,7 @@ impl<'c> Walk<'c> {
         };
     }
 
-    fn delete(&self, target: &str, recursive: bool, via: &str, fx: &mut Vec<Effect>) {
+    pub(super) fn delete(&self, target: &str, recursive: bool, via: &str, fx: &mut Vec<Effect>) {
         let (class, path) = self.class(target);
         let verb = if recursive {
             format!(
@@ -689,7 +689,7 @@ impl<'c> Walk<'c> {
                     "{p} inline code opens a socket to a shell"
                 )));
             }
-            self.code_writes(p, c, fx);
+            self.inline_code(p, c, fx);
         }
         let reads_stdin = if sourcing {
             operands
@@ -732,47 +732,6 @@ impl<'c> Walk<'c> {
                         &path,
                     ));
                 }
-            }
-        }
-    }
-
-    fn code_writes(&self, p: &str, code: &str, fx: &mut Vec<Effect>) {
-        let lower = code.to_ascii_lowercase();
-        let writes = [
-            "'w'",
-            "\"w\"",
-            "'a'",
-            "\"a\"",
-            "'wb'",
-            "write",
-            "unlink",
-            "remove",
-            "rmtree",
-            "rename",
-            "truncate",
-            "writefile",
-            "rmsync",
-            "rm_rf",
-            "delete",
-        ]
-        .iter()
-        .any(|w| lower.contains(w));
-        if !writes {
-            return;
-        }
-        for lit in code.split(['\'', '"']).skip(1).step_by(2) {
-            if lit.is_empty() || lit.len() > 4096 {
-                continue;
-            }
-            let (class, path) = self.class(lit);
-            if class == Class::ControlPlane {
-                fx.push(Effect::on_path(
-                    "writes",
-                    &format!("{p} code writes {path}"),
-                    &[("via", p)],
-                    class,
-                    &path,
-                ));
             }
         }
     }

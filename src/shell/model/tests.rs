@@ -154,6 +154,31 @@ fn control_plane_disks_permissions_privilege() {
 }
 
 #[test]
+fn inline_interpreter_code_is_read_for_what_it_runs_and_deletes() {
+    assert!(has(
+        "python3 -c \"import os; os.system('rm -rf /')\"",
+        "class=root"
+    ));
+    assert!(has(
+        "node -e \"require('child_process').execSync('git push -f origin main')\"",
+        "pushes mode=force"
+    ));
+    assert!(has(
+        "python3 -c \"import shutil; shutil.rmtree('/usr')\"",
+        "class=system recursive=true"
+    ));
+    assert!(has(
+        "ruby -e 'FileUtils.rm_rf(\"~\")'",
+        "class=home recursive=true"
+    ));
+    assert!(!has(
+        "python3 -c \"import shutil; shutil.rmtree('build')\"",
+        "class=system"
+    ));
+    assert!(lines("python3 -c \"print('rm -rf /')\"").is_empty());
+}
+
+#[test]
 fn limits_fail_closed_with_their_name() {
     let deep = "eval ".to_string() + &"\"$(".repeat(20) + "ls" + &")\"".repeat(20);
     assert!(
