@@ -23,3 +23,21 @@ pub use crate::shell::quote::quote;
 pub use crate::shell::split;
 pub use crate::store::audit::{AcsVerdict, AuditFired, AuditRecord, append, chain_hash};
 pub use crate::store::open as open_store;
+
+/// The command model's effects for `command`, each rendered with `Debug` (for the effects
+/// fuzz target: they must never panic and must be the same twice).
+#[must_use]
+pub fn effect_lines(command: &str, cwd: &str, home: &str, callus_home: &str) -> Vec<String> {
+    let ctx = crate::shell::model::Context {
+        cwd: Some(cwd.into()),
+        home: Some(home.into()),
+        repo_root: Some(cwd.into()),
+        callus_home: Some(callus_home.into()),
+        realpath: None,
+    };
+    crate::shell::model::analyse(command, &ctx)
+        .effects
+        .iter()
+        .map(|e| format!("{e:?}"))
+        .collect()
+}

@@ -7,6 +7,7 @@ mod demo;
 mod derive;
 mod doctor;
 mod e2e;
+mod effect_corpus;
 mod guard;
 mod hosts;
 mod install;

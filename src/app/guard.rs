@@ -10,12 +10,12 @@ use serde_json::json;
 
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
-use crate::guard::{ToolCall, Verdict, agent_text, evaluate};
+use crate::guard::{Verdict, agent_text, decide};
 use crate::output::print_json;
 use crate::rules::LayerKind;
-use crate::rules::RuleSet;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files, read_layer_text};
+use crate::rules::{MatchMode, RuleSet, Subject};
 use crate::store::audit;
 use crate::{Error, Exit, Result};
 
@@ -121,13 +121,16 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let value = args.command.join(" ");
     let input = example_input(&args.field, &value);
-    let decision = evaluate(
-        &rules,
-        &ToolCall {
-            tool: &args.tool,
-            input: &input,
-        },
-    );
+    let cwd_text = cwd.as_deref().and_then(|c| c.to_str());
+    let subject = Subject::new(&args.tool, &input).with_cwd(cwd_text);
+    let decision = decide(&rules, &subject);
+    // What the call does, as the effect rules see it.
+    let effects = &subject.effects().effects;
+    let effect_rule = |id: &str| {
+        rules
+            .rules()
+            .any(|(_, r)| r.id == id && r.match_mode == MatchMode::Effect)
+    };
     let evidence = |f: &crate::guard::Fired| {
         rules
             .rules()
@@ -158,6 +161,10 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
             "decision": decision.verdict,
             "winner": decision.winner,
             "fired": fired,
+            "effects": effects
+                .iter()
+                .map(|e| json!({"kind": e.kind, "line": e.line, "says": e.human}))
+                .collect::<Vec<_>>(),
             "agent_text": agent_text(&decision),
             "acs": crate::guard::acs::for_decision(&decision),
             "errors": decision.errors,
@@ -168,6 +175,10 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     if let Some(w) = decision.winning() {
         println!("winner:   {} ({}, {})", w.id, w.action, w.layer_file);
     }
+    for e in effects {
+        println!("effect:   {}", e.human);
+        println!("          {}", e.line);
+    }
     if decision.fired.is_empty() {
         println!("no rule fired");
     }
@@ -177,7 +188,12 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
             println!("          pattern: {p}");
         }
         if let Some(s) = &f.segment {
-            println!("          segment: {s}");
+            let label = if effect_rule(&f.id) {
+                "because"
+            } else {
+                "segment"
+            };
+            println!("          {label}: {s}");
         }
         if let Some(ev) = evidence(f) {
             let show = |v: &serde_json::Value| match v {

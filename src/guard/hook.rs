@@ -233,7 +233,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
     // A broken layer is an internal error, but the layers that loaded still decide.
     // Only the rules that may fire on this call are parsed (the decision is the same).
-    let subject = Subject::new(&event.tool_name, &event.tool_input);
+    let subject = Subject::new(&event.tool_name, &event.tool_input).with_cwd(event.cwd.as_deref());
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
     let decision = decide_until(&rules, &subject, Some(ctx.started + RULE_BUDGET));
     let mut error = load_errors

@@ -186,15 +186,22 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
 }
 
 /// Does `rule` fire on the example `text`, exactly as `guard check` runs examples: the text
-/// at the rule's `field`, the tool glob's wildcards read as `x`. `Err` when a pattern cannot
+/// at the rule's `field`, the tool glob's wildcards read as `x` (an effect rule that may
+/// fire on `Bash` gets the text as a Bash command). `Err` when a pattern cannot
 /// run. (Derive checks the examples it writes with this, so `guard check` agrees.)
 pub(crate) fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool, String> {
-    let tool: String = rule
-        .tool
-        .chars()
-        .map(|c| if c == '*' || c == '?' { 'x' } else { c })
-        .collect();
-    let input = example_input(&rule.field, text);
+    // An effect rule whose glob admits `Bash` runs its examples as Bash commands.
+    let bash =
+        rule.match_mode == super::MatchMode::Effect && super::glob::matches(&rule.tool, "Bash");
+    let tool: String = if bash {
+        "Bash".into()
+    } else {
+        rule.tool
+            .chars()
+            .map(|c| if c == '*' || c == '?' { 'x' } else { c })
+            .collect()
+    };
+    let input = example_input(if bash { "command" } else { &rule.field }, text);
     rule.fires(&Subject::new(&tool, &input))
         .map(|hit| hit.is_some())
 }

@@ -10,6 +10,7 @@
 
 pub(crate) mod backtest;
 pub(crate) mod check;
+pub(crate) mod effect;
 pub(crate) mod field;
 pub(crate) mod glob;
 pub(crate) mod index;
@@ -92,6 +93,10 @@ pub enum MatchMode {
     /// `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate` (see
     /// `shell::write_targets`): for rules about where a command writes.
     Writes,
+    /// Each effect the call has, as a line (`deletes class=system recursive=true via=rm
+    /// path=/usr`; see `shell::model` and `rules::effect`): for rules about what a call
+    /// does, whatever the spelling. Runs on the whole tool input, not one field.
+    Effect,
 }
 
 impl MatchMode {
@@ -103,6 +108,7 @@ impl MatchMode {
             MatchMode::Segment => "segment",
             MatchMode::Pipeline => "pipeline",
             MatchMode::Writes => "writes",
+            MatchMode::Effect => "effect",
         }
     }
 }
@@ -205,6 +211,9 @@ impl Rule {
         if !may_fire {
             return Ok(None);
         }
+        if self.match_mode == MatchMode::Effect {
+            return self.effect_hit(call);
+        }
         let view = call.view(&self.field, self.norm);
         if self.any.is_empty() {
             // A tool-only rule fires on every call to its tool, unless an `unless` matches
@@ -227,6 +236,7 @@ impl Rule {
                 segment: None,
             }),
             MatchMode::Segment | MatchMode::Pipeline | MatchMode::Writes => self.unit_hit(&view)?,
+            MatchMode::Effect => None,
         };
         let Some(hit) = hit else {
             return Ok(None);
@@ -236,6 +246,27 @@ impl Rule {
             return Ok(None);
         }
         Ok(Some(hit))
+    }
+
+    /// Match the call's effect lines; the hit names the effect in words. `unless` runs on
+    /// every effect line too.
+    fn effect_hit(&self, call: &Subject<'_>) -> std::result::Result<Option<Hit>, String> {
+        let fx = call.effects();
+        let mut hit = None;
+        for (e, line) in fx.effects.iter().zip(&fx.units.texts) {
+            let lower = line.to_ascii_lowercase();
+            if let Some(i) = first_match(&self.any, line, &lower)? {
+                hit = Some(Hit {
+                    pattern: Some(i),
+                    segment: Some(e.human.clone()),
+                });
+                break;
+            }
+        }
+        if hit.is_some() && first_match(&self.unless, &fx.units.lower, &fx.units.lower)?.is_some() {
+            return Ok(None);
+        }
+        Ok(hit)
     }
 
     /// Match the units of a structural mode (segments, pipelines or write targets).
@@ -312,7 +343,18 @@ pub struct Subject<'a> {
     pub tool: &'a str,
     /// The tool input.
     pub input: &'a Value,
+    /// The call's working directory, when the host said.
+    cwd: Option<String>,
     views: RefCell<Vec<(String, bool, Rc<View>)>>,
+    effects: OnceCell<Effects>,
+}
+
+/// A call's effects, and their lines as units.
+pub struct Effects {
+    /// The effects, in order.
+    pub effects: Vec<crate::shell::model::Effect>,
+    /// Their lines.
+    pub units: Units,
 }
 
 /// The text one field yields, and its lazily computed shell split.
@@ -374,15 +416,17 @@ impl View {
             MatchMode::Writes => self
                 .writes
                 .get_or_init(|| Units::new(crate::shell::write_targets(self.split()))),
-            MatchMode::Text | MatchMode::Segment => self.segments.get_or_init(|| {
-                Units::new(
-                    self.split()
-                        .segments
-                        .iter()
-                        .map(|s| s.text.clone())
-                        .collect(),
-                )
-            }),
+            MatchMode::Text | MatchMode::Segment | MatchMode::Effect => {
+                self.segments.get_or_init(|| {
+                    Units::new(
+                        self.split()
+                            .segments
+                            .iter()
+                            .map(|s| s.text.clone())
+                            .collect(),
+                    )
+                })
+            }
         }
     }
 }
@@ -394,8 +438,31 @@ impl<'a> Subject<'a> {
         Subject {
             tool,
             input,
+            cwd: None,
             views: RefCell::new(Vec::new()),
+            effects: OnceCell::new(),
         }
+    }
+
+    /// The same subject, run in `cwd` (paths in effects are classified against it; without
+    /// one, the process's working directory).
+    #[must_use]
+    pub fn with_cwd(mut self, cwd: Option<&str>) -> Self {
+        self.cwd = cwd.filter(|c| !c.is_empty()).map(String::from);
+        self
+    }
+
+    /// The call's effects (computed once).
+    pub fn effects(&self) -> &Effects {
+        self.effects.get_or_init(|| {
+            let ctx = effect::context(self.cwd.as_deref());
+            let effects = effect::effects(self.tool, self.input, &ctx, |text| {
+                let view = self.view("command", false);
+                (view.text == text).then(|| view.split().clone())
+            });
+            let units = Units::new(effects.iter().map(|e| e.line.clone()).collect());
+            Effects { effects, units }
+        })
     }
 
     /// Could a rule fire on this call, judged from its tool glob, field, `norm`, match mode,
@@ -419,13 +486,16 @@ impl<'a> Subject<'a> {
         if !has_any {
             return true;
         }
+        if mode == MatchMode::Effect {
+            return may(&self.effects().units.lower);
+        }
         let view = self.view(field, norm);
         if view.text.trim().is_empty() {
             return false;
         }
         match mode {
             MatchMode::Text => may(&view.lower),
-            MatchMode::Segment | MatchMode::Pipeline | MatchMode::Writes => {
+            MatchMode::Segment | MatchMode::Pipeline | MatchMode::Writes | MatchMode::Effect => {
                 (!view.split().complete && may(&view.lower)) || may(&view.units(mode).lower)
             }
         }

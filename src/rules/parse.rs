@@ -394,10 +394,11 @@ fn check_rule(
         Some("segment") => MatchMode::Segment,
         Some("pipeline") => MatchMode::Pipeline,
         Some("writes") => MatchMode::Writes,
+        Some("effect") => MatchMode::Effect,
         Some(_) => {
             return Err(fail(
                 "match",
-                "must be \"text\", \"segment\", \"pipeline\" or \"writes\"",
+                "must be \"text\", \"segment\", \"pipeline\", \"writes\" or \"effect\"",
             ));
         }
     };

@@ -75,6 +75,7 @@
 pub(crate) mod effects;
 mod expand;
 mod lexer;
+pub(crate) mod model;
 mod normalise;
 mod parse;
 pub(crate) mod program;
@@ -89,10 +90,11 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use effects::{pipelines, write_targets};
+pub(crate) use effects::{pipelines, segment_writes, write_targets};
 pub(crate) use normalise::is_assignment;
 #[cfg(test)]
 pub(crate) use quote::quote;
+pub(crate) use quote::quote_word;
 pub(crate) use shape::{MULTIPLEXERS, shape};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
@@ -216,7 +218,7 @@ pub enum Origin {
 }
 
 /// The result of [`split`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Split {
     /// Every simple command found, in the order it would run (substitutions before the
     /// command that uses them, a wrapper before the command it runs).

@@ -1,0 +1,259 @@
+//! The `"match": "effect"` mode: what a call *does*, as the effect lines of
+//! [`crate::shell::model`], for every tool that acts on paths or runs commands.
+//!
+//! - Shell tools (`Bash`, and Codex's `shell`/`exec_command`/`local_shell`, whose
+//!   `command` may be an argv array): the command model's effects.
+//! - File tools (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`): a `writes` effect on the
+//!   `file_path`/`notebook_path`, when it points somewhere a rule can care about (not an
+//!   ordinary project file).
+//! - `apply_patch`: `writes`/`deletes` for each `*** Add|Update|Delete File:` and
+//!   `*** Move to:` path.
+//! - MCP tools (`mcp__…`) whose name says they change something (write, edit, delete, move
+//!   …): `writes`/`deletes` on their `path`-like arguments.
+//!
+//! Paths are classified against the call's working directory, `$HOME`, the repository
+//! root and `$CALLUS_HOME`, with symlinks resolved where the path (or its parent) exists.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::shell::model::paths::Class;
+use crate::shell::model::{Context, Effect, analyse_split};
+use crate::shell::{Split, quote_word};
+
+/// Where the call runs, as the model needs it. `cwd` is the call's, else the process's.
+pub(crate) fn context(cwd: Option<&str>) -> Context {
+    let cwd = cwd
+        .map(String::from)
+        .or_else(|| std::env::current_dir().ok()?.to_str().map(String::from));
+    let repo_root = cwd
+        .as_deref()
+        .and_then(|c| crate::config::repo_root(Path::new(c)))
+        .and_then(|p| p.to_str().map(String::from));
+    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    let callus_home = crate::config::Home::from_env()
+        .dir
+        .to_str()
+        .map(String::from);
+    Context {
+        cwd,
+        home,
+        repo_root,
+        callus_home,
+        realpath: Some(realpath),
+    }
+}
+
+/// The path with its symlinks resolved, when it or its parent exists.
+fn realpath(p: &str) -> Option<String> {
+    let path = Path::new(p);
+    if !path.is_absolute() {
+        return None;
+    }
+    if let Ok(c) = std::fs::canonicalize(path) {
+        return c.to_str().map(String::from);
+    }
+    let parent = std::fs::canonicalize(path.parent()?).ok()?;
+    parent.join(path.file_name()?).to_str().map(String::from)
+}
+
+/// Is `tool` a shell tool?
+pub(crate) fn is_shell(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Bash" | "shell" | "exec_command" | "local_shell" | "container.exec"
+    )
+}
+
+/// The command text of a shell tool's input (`command` as a string, or an argv array with
+/// `bash -lc SCRIPT` unwrapped).
+pub(crate) fn command_text(input: &Value) -> Option<String> {
+    match input.get("command").or_else(|| input.get("cmd"))? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(words) => {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            if let [sh, flag, script] = words.as_slice()
+                && crate::shell::model::is_shell_name(sh)
+                && flag.starts_with('-')
+                && flag.contains('c')
+            {
+                return Some((*script).to_string());
+            }
+            Some(
+                words
+                    .iter()
+                    .map(|w| quote_word(w).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// The effects of one call. `split` is the shell split of the command text, when the
+/// caller already has it.
+pub(crate) fn effects(
+    tool: &str,
+    input: &Value,
+    ctx: &Context,
+    split: impl FnOnce(&str) -> Option<Split>,
+) -> Vec<Effect> {
+    if is_shell(tool) {
+        let Some(text) = command_text(input) else {
+            return Vec::new();
+        };
+        let s = split(&text).unwrap_or_else(|| crate::shell::split(&text));
+        return analyse_split(&text, &s, ctx).effects;
+    }
+    let mut out = Vec::new();
+    match tool {
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "str_replace_based_edit_tool" => {
+            for key in ["file_path", "notebook_path", "path"] {
+                if let Some(p) = input.get(key).and_then(Value::as_str) {
+                    path_effect(false, tool, p, ctx, &mut out);
+                }
+            }
+        }
+        "apply_patch" => {
+            let text = ["input", "patch", "command"]
+                .iter()
+                .find_map(|k| input.get(*k).and_then(Value::as_str))
+                .unwrap_or_default();
+            for line in text.lines() {
+                let l = line.trim();
+                for (prefix, delete) in [
+                    ("*** Add File:", false),
+                    ("*** Update File:", false),
+                    ("*** Delete File:", true),
+                    ("*** Move to:", false),
+                ] {
+                    if let Some(p) = l.strip_prefix(prefix) {
+                        path_effect(delete, tool, p.trim(), ctx, &mut out);
+                    }
+                }
+            }
+        }
+        _ if tool.starts_with("mcp__") => {
+            let name = tool.to_ascii_lowercase();
+            let verb = |ws: &[&str]| ws.iter().any(|w| name.contains(w));
+            let delete = verb(&["delete", "remove", "unlink", "rmdir"]);
+            let mutating = delete
+                || verb(&[
+                    "write", "edit", "create", "move", "rename", "patch", "put", "update",
+                    "append", "replace", "mkdir", "upload", "save", "set", "copy",
+                ]);
+            if mutating && let Some(obj) = input.as_object() {
+                for (k, v) in obj {
+                    let key = k.to_ascii_lowercase();
+                    if !(key.contains("path")
+                        || matches!(
+                            key.as_str(),
+                            "target" | "destination" | "dest" | "source" | "file" | "filename"
+                        ))
+                    {
+                        continue;
+                    }
+                    let values: Vec<&str> = match v {
+                        Value::String(s) => vec![s.as_str()],
+                        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                        _ => Vec::new(),
+                    };
+                    for p in values {
+                        path_effect(delete, tool, p, ctx, &mut out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn path_effect(delete: bool, tool: &str, path: &str, ctx: &Context, out: &mut Vec<Effect>) {
+    let (class, resolved) = crate::shell::model::classify_path(path, ctx);
+    if matches!(
+        class,
+        Class::Other | Class::Temp | Class::Dynamic | Class::WorkingDir
+    ) {
+        return;
+    }
+    let (kind, verb) = if delete {
+        ("deletes", format!("deletes {resolved}"))
+    } else {
+        ("writes", format!("writes {resolved}"))
+    };
+    let via = tool.to_string();
+    let attrs: &[(&str, &str)] = if delete {
+        &[("recursive", "false"), ("via", &via)]
+    } else {
+        &[("via", &via)]
+    };
+    out.push(Effect::on_path(kind, &verb, attrs, class, &resolved));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> Context {
+        Context {
+            cwd: Some("/w/p".into()),
+            home: Some("/h".into()),
+            repo_root: Some("/w/p".into()),
+            callus_home: Some("/h/.callus".into()),
+            realpath: None,
+        }
+    }
+
+    fn lines(tool: &str, input: &Value) -> Vec<String> {
+        effects(tool, input, &ctx(), |_| None)
+            .into_iter()
+            .map(|e| e.line)
+            .collect()
+    }
+
+    #[test]
+    fn every_path_tool_reaches_the_control_plane_check() {
+        let cp = |tool: &str, input: Value| {
+            let l = lines(tool, &input);
+            assert!(
+                l.iter().any(|l| l.contains("class=control-plane")),
+                "{tool} {input}: {l:?}"
+            );
+        };
+        cp("Write", json!({"file_path": ".claude//settings.json"}));
+        cp(
+            "Edit",
+            json!({"file_path": "/w/p/./.claude/../.claude/settings.local.json"}),
+        );
+        cp("MultiEdit", json!({"file_path": "/h/.codex/hooks.json"}));
+        cp(
+            "NotebookEdit",
+            json!({"notebook_path": "/h/.callus/x.ipynb"}),
+        );
+        cp(
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Delete File: .claude/settings.json\n*** End Patch"}),
+        );
+        cp(
+            "mcp__fs__write_file",
+            json!({"path": "/w/p/.claude/settings.json", "content": "{}"}),
+        );
+        cp(
+            "shell",
+            json!({"command": ["bash", "-lc", "rm -rf .callus"]}),
+        );
+        assert!(
+            lines(
+                "mcp__fs__read_file",
+                &json!({"path": ".claude/settings.json"})
+            )
+            .is_empty()
+        );
+        assert!(lines("Write", &json!({"file_path": "src/main.rs"})).is_empty());
+        assert!(lines("Edit", &json!({"file_path": ".claude/agents/x.md"})).is_empty());
+    }
+}

@@ -1,0 +1,143 @@
+//! Destruction without a path to classify: disk tools (`wipefs -a`, `sgdisk --zap-all`,
+//! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
+//! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
+
+use super::{Class, Effect};
+
+pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
+    let has = |f: &str| args.iter().any(|a| a == f);
+    let short = |c: char| {
+        args.iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
+    };
+    let help = args.is_empty() || has("--help") || has("-h") || has("-V") || has("--version");
+    let device = args
+        .iter()
+        .rev()
+        .find(|a| a.starts_with("/dev/"))
+        .cloned()
+        .unwrap_or_else(|| "?".into());
+    let destroys = match p {
+        _ if p.starts_with("mkfs") || matches!(p, "mke2fs" | "mkswap" | "newfs" | "blkdiscard") => {
+            !help
+        }
+        "wipefs" => short('a') || short('o') || has("--all"),
+        "sgdisk" => {
+            short('Z')
+                || short('z')
+                || short('o')
+                || short('d')
+                || has("--zap-all")
+                || has("--zap")
+                || has("--clear")
+        }
+        "sfdisk" => {
+            !help && !short('l') && !has("--list") && !short('d') && !has("--dump") && device != "?"
+        }
+        "fdisk" | "gdisk" | "cfdisk" => !help && !short('l') && !has("--list") && device != "?",
+        "parted" => args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "mklabel" | "rm" | "mkpart" | "resizepart" | "mktable"
+            )
+        }),
+        "hdparm" => args.iter().any(|a| {
+            a.starts_with("--security-erase")
+                || a == "--trim-sector-ranges"
+                || a == "--write-sector"
+        }),
+        "cryptsetup" => args
+            .iter()
+            .any(|a| matches!(a.as_str(), "luksFormat" | "erase" | "luksErase")),
+        "diskutil" => args.first().is_some_and(|a| {
+            a.starts_with("erase")
+                || a.starts_with("zero")
+                || a.starts_with("random")
+                || a == "partitionDisk"
+                || a == "secureErase"
+        }),
+        "zpool" => args
+            .first()
+            .is_some_and(|a| a == "destroy" || a == "labelclear"),
+        "lvremove" | "vgremove" | "pvremove" => !help,
+        _ => false,
+    };
+    if destroys {
+        fx.push(Effect::on_path(
+            "overwrites",
+            &format!("erases {device} with {p}"),
+            &[("via", p)],
+            Class::Device,
+            &device,
+        ));
+    }
+}
+
+/// The destructive statement in SQL text, if any: `DROP DATABASE|TABLE|SCHEMA`,
+/// `TRUNCATE`, `DELETE FROM t` with no `WHERE`, Redis `FLUSHALL`/`FLUSHDB`, Mongo's
+/// `dropDatabase()`.
+pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
+    let upper: String = text
+        .to_ascii_uppercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for (needle, name) in [
+        ("DROP DATABASE", "DROP DATABASE"),
+        ("DROP SCHEMA", "DROP SCHEMA"),
+        ("DROP TABLE", "DROP TABLE"),
+        ("DROP COLLECTION", "DROP COLLECTION"),
+        ("TRUNCATE ", "TRUNCATE"),
+        ("FLUSHALL", "FLUSHALL"),
+        ("FLUSHDB", "FLUSHDB"),
+        ("DROPDATABASE(", "dropDatabase()"),
+        ("DROP ", "DROP"),
+    ] {
+        if name == "DROP" {
+            // `mysqladmin drop app`
+            if upper.starts_with("DROP ") && !upper.contains(';') && upper.split(' ').count() == 2 {
+                return Some("DROP DATABASE");
+            }
+            continue;
+        }
+        if upper.contains(needle) {
+            return Some(name);
+        }
+    }
+    for stmt in upper.split(';') {
+        if let Some(i) = stmt.find("DELETE FROM ")
+            && !stmt[i..].contains(" WHERE ")
+        {
+            return Some("DELETE without WHERE");
+        }
+    }
+    None
+}
+
+pub(super) fn sql_effect(client: &str, stmt: &str) -> Effect {
+    Effect::plain(
+        "destroys-data",
+        &[("via", client), ("statement", &stmt.replace(' ', "_"))],
+        format!("runs {stmt} through {client}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destructive_sql_and_its_near_misses() {
+        assert_eq!(
+            destructive_sql("drop  database app;"),
+            Some("DROP DATABASE")
+        );
+        assert_eq!(
+            destructive_sql("DELETE FROM users;"),
+            Some("DELETE without WHERE")
+        );
+        assert_eq!(destructive_sql("delete from users where id=1"), None);
+        assert_eq!(destructive_sql("SELECT * FROM dropped_tables"), None);
+        assert_eq!(destructive_sql("flushall"), Some("FLUSHALL"));
+    }
+}

@@ -1,0 +1,237 @@
+//! The command model: what a shell command *does*, as typed effects a rule can name.
+//!
+//! [`analyse`] splits a command (see [`crate::shell::split`]), follows the simple shell state
+//! inside it (assignments `X=rm; $X -rf /`, `$(echo rm)`, `cd DIR && …`, `echo / | xargs rm
+//! -rf`), parses each segment's options by a per-program grammar (clusters, unambiguous long
+//! abbreviations, `--`, git's global options before the subcommand) and yields [`Effect`]s:
+//! deletes, overwrites, discards git work, pushes, runs fetched or decoded code, touches the
+//! control plane, sends a secret over the network, escalates privilege, opens a remote
+//! shell, changes permissions, kills every process, destroys SQL data. Every path an effect
+//! names is classified ([`Class`]: root, system, home, repository root, above it, working
+//! directory, device, control plane, temp, dynamic, other).
+//!
+//! Data is not execution: the splitter already keeps quoted words, `echo`/`printf`
+//! arguments, `git commit -m` messages, comments and heredocs fed to non-shells out of
+//! program position, and this model reads effects only from programs it knows.
+//!
+//! # Limits (fail closed)
+//! A command the model cannot analyse within its limits yields one `exceeds-limit` effect
+//! naming the limit, which the starter policy blocks in either fail mode:
+//! - `length`: more than [`MAX_LEN`] bytes;
+//! - `nesting-depth`: substitutions, `eval`s or `bash -c` bodies nested deeper than
+//!   [`crate::shell::MAX_DEPTH`] (the splitter stops there);
+//! - `wrappers`: more than [`MAX_WRAPPERS`] wrapper words (`env env env …`) in one command;
+//! - `expansions`: more than [`MAX_EXPANSIONS`] variable, function or `$(echo …)` expansions
+//!   followed.
+//!
+//! Pure: no I/O; the caller supplies the [`Context`] (working directory, home, repository
+//! root, `$CALLUS_HOME`). Never panics.
+
+mod destroy;
+mod flows;
+mod git;
+mod grammar;
+mod inline;
+mod net;
+pub(crate) mod paths;
+mod programs;
+mod state;
+
+pub(crate) use paths::Class;
+
+use crate::shell::{Segment, Split, split};
+
+/// Commands longer than this (bytes) are not analysed: `exceeds-limit limit=length`.
+pub(crate) const MAX_LEN: usize = 256 * 1024;
+/// More wrapper words than this in one command: `exceeds-limit limit=wrappers`.
+pub(crate) const MAX_WRAPPERS: usize = 64;
+/// More expansions followed than this: `exceeds-limit limit=expansions`.
+pub(crate) const MAX_EXPANSIONS: usize = 64;
+
+/// What the model knows about where a command runs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Context {
+    /// The working directory the command starts in (absolute), when known.
+    pub cwd: Option<String>,
+    /// The home directory.
+    pub home: Option<String>,
+    /// The repository root containing `cwd`, when there is one.
+    pub repo_root: Option<String>,
+    /// callus's state directory.
+    pub callus_home: Option<String>,
+    /// Resolves symlinks of a path that exists (the caller's I/O; `None` keeps paths as
+    /// written).
+    pub realpath: Option<fn(&str) -> Option<String>>,
+}
+
+/// One thing a command does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effect {
+    /// The effect's kind (`deletes`, `pushes` …).
+    pub kind: &'static str,
+    /// The line rules match: the kind, then `key=value` attributes, the path last
+    /// (`deletes class=system recursive=true via=rm path=/usr`).
+    pub line: String,
+    /// A sentence for people (`deletes /usr recursively: a system directory`).
+    pub human: String,
+}
+
+impl Effect {
+    fn new(kind: &'static str, attrs: &[(&str, &str)], human: String) -> Self {
+        let mut line = kind.to_string();
+        for (k, v) in attrs {
+            line.push(' ');
+            line.push_str(k);
+            line.push('=');
+            line.push_str(v);
+        }
+        Effect { kind, line, human }
+    }
+
+    /// An effect on a classified path; `verb` names the path (`deletes /usr recursively`).
+    pub(crate) fn on_path(
+        kind: &'static str,
+        verb: &str,
+        attrs: &[(&str, &str)],
+        class: Class,
+        path: &str,
+    ) -> Self {
+        let mut all: Vec<(&str, &str)> = vec![("class", class.name())];
+        all.extend_from_slice(attrs);
+        all.push(("path", path));
+        Effect::new(kind, &all, format!("{verb}: {}", class.phrase()))
+    }
+
+    /// An effect without a path.
+    pub(crate) fn plain(kind: &'static str, attrs: &[(&str, &str)], human: String) -> Self {
+        Effect::new(kind, attrs, human)
+    }
+}
+
+/// Is `name` a shell (`bash`, `/bin/sh`, `zsh` …)?
+#[must_use]
+pub(crate) fn is_shell_name(name: &str) -> bool {
+    net::SHELLS.contains(&name.rsplit('/').next().unwrap_or(name))
+}
+
+/// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
+/// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
+#[must_use]
+pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
+    let (class, resolved) = paths::classify(path, &paths::Cwd::Start, ctx);
+    if matches!(class, Class::Other | Class::WorkingDir)
+        && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
+        && real != resolved
+    {
+        let (c, _) = paths::classify(&real, &paths::Cwd::Start, ctx);
+        if c != Class::Other {
+            return (c, real);
+        }
+    }
+    (class, resolved)
+}
+
+/// Everything [`analyse`] found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Analysis {
+    /// The effects, in the order found, without duplicates.
+    pub effects: Vec<Effect>,
+}
+
+impl Analysis {
+    fn push(&mut self, e: Effect) {
+        if !self.effects.iter().any(|x| x.line == e.line) {
+            self.effects.push(e);
+        }
+    }
+}
+
+fn limit(name: &str, why: &str) -> Effect {
+    Effect::plain(
+        "exceeds-limit",
+        &[("limit", name)],
+        format!("cannot be analysed: {why} (limit {name})"),
+    )
+}
+
+/// The effects of a shell command run in `ctx`.
+#[must_use]
+pub(crate) fn analyse(command: &str, ctx: &Context) -> Analysis {
+    if command.len() > MAX_LEN {
+        return analyse_split(command, &Split::default(), ctx);
+    }
+    analyse_split(command, &split(command), ctx)
+}
+
+/// [`analyse`] on a command already split (`first` must be `split(command)`; for a command
+/// longer than [`MAX_LEN`] it is not looked at).
+#[must_use]
+pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Analysis {
+    let mut out = Analysis::default();
+    if command.len() > MAX_LEN {
+        out.push(limit("length", &format!("longer than {MAX_LEN} bytes")));
+        return out;
+    }
+    if first
+        .problem
+        .as_deref()
+        .is_some_and(|p| p.contains("nesting"))
+    {
+        out.push(limit(
+            "nesting-depth",
+            &format!("nested deeper than {} levels", crate::shell::MAX_DEPTH),
+        ));
+    }
+    if wrapper_words(first) > MAX_WRAPPERS {
+        out.push(limit(
+            "wrappers",
+            &format!("more than {MAX_WRAPPERS} wrapper words"),
+        ));
+    }
+    effects_of(first, ctx, &mut out);
+    match state::expand(command, first) {
+        state::Expanded::None => {}
+        state::Expanded::TooMany => out.push(limit(
+            "expansions",
+            &format!("more than {MAX_EXPANSIONS} expansions"),
+        )),
+        state::Expanded::Text(text) => {
+            let second = split(&text);
+            effects_of(&second, ctx, &mut out);
+        }
+    }
+    out
+}
+
+/// How many wrapper words the command's segments were unwrapped from.
+fn wrapper_words(split: &Split) -> usize {
+    const WRAPPERS: &[&str] = &[
+        "env", "nice", "timeout", "nohup", "command", "exec", "builtin", "stdbuf", "setsid",
+        "time", "busybox", "ionice", "sudo", "doas", "xargs", "eval",
+    ];
+    split
+        .segments
+        .iter()
+        .filter(|s| s.depth == 0)
+        .map(|s| {
+            s.raw
+                .split_whitespace()
+                .filter(|w| WRAPPERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+                .count()
+        })
+        .sum()
+}
+
+/// Walk the segments in order with the shell state they share.
+fn effects_of(split: &Split, ctx: &Context, out: &mut Analysis) {
+    let mut walk = programs::Walk::new(ctx);
+    for (i, seg) in split.segments.iter().enumerate() {
+        let next: Option<&Segment> = split.segments.get(i + 1);
+        walk.segment(seg, next, out);
+    }
+}
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;

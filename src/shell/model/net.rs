@@ -1,0 +1,233 @@
+//! The network side of the model: which programs fetch or decode code, which read stdin
+//! as a script, which send data over the network, which files hold secrets, and the
+//! interpreter code that opens a remote shell.
+
+/// Programs that fetch from the network.
+pub(crate) const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "http",
+    "https",
+    "xh",
+    "curlie",
+    "lwp-request",
+    "GET",
+    "aria2c",
+];
+
+/// Programs that send data over the network.
+pub(crate) const SENDERS: &[&str] = &[
+    "curl", "wget", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "telnet", "scp",
+    "sftp", "rsync", "ftp", "tftp", "ssh", "openssl", "rclone", "sendmail", "mail", "mutt",
+];
+
+/// Raw-socket tools a remote shell is built from.
+pub(crate) const SOCKETS: &[&str] = &["nc", "ncat", "netcat", "socat", "telnet", "openssl"];
+
+/// Shells.
+pub(crate) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh", "csh", "tcsh", "rbash", "yash",
+    "busybox",
+];
+
+/// The interpreter family of a program name (`python3.11` → `python`), if it is one.
+pub(crate) fn interpreter(p: &str) -> Option<&'static str> {
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    Some(match base {
+        "python" | "pypy" => "python",
+        "perl" => "perl",
+        "ruby" => "ruby",
+        "node" | "nodejs" | "bun" | "deno" => "node",
+        "php" => "php",
+        "lua" | "luajit" => "lua",
+        "Rscript" | "R" => "r",
+        "osascript" => "osascript",
+        _ => return None,
+    })
+}
+
+/// The flag an interpreter takes inline code with.
+pub(crate) fn code_flags(family: &str) -> &'static [&'static str] {
+    match family {
+        "perl" => &["-e", "-E"],
+        "ruby" | "node" | "lua" => &["-e", "--eval", "-p", "--print"],
+        "php" => &["-r"],
+        "r" => &["-e"],
+        _ => &["-c"],
+    }
+}
+
+/// Does `code` decode or fetch what it yields (`curl …`, `base64 -d`, `xxd -r`)?
+pub(crate) fn fetches_or_decodes(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| {
+        FETCHERS.iter().any(|f| f.eq_ignore_ascii_case(w))
+            || matches!(
+                *w,
+                "uudecode" | "zcat" | "gunzip" | "rev" | "bzcat" | "xzcat"
+            )
+    }) || [
+        "base64 -d",
+        "base64 --d",
+        "base64 -D",
+        "base32 -d",
+        "xxd -r",
+        "openssl enc -d",
+        "openssl base64 -d",
+        "gzip -d",
+    ]
+    .iter()
+    .any(|p| lower.contains(&p.to_ascii_lowercase()))
+}
+
+/// The substitutions (`$(…)`, `` `…` ``, `<(…)`) in a word, as the text after each opener.
+pub(crate) fn substitutions(word: &str) -> impl Iterator<Item = &str> {
+    ["$(", "<(", "`"].into_iter().flat_map(move |open| {
+        word.match_indices(open)
+            .map(move |(i, _)| &word[i + open.len()..])
+    })
+}
+
+/// Is the program, a decoder or fetcher stage of a pipeline?
+pub(crate) fn is_decoder(program: &str, args: &[String]) -> bool {
+    let has = |f: &str| args.iter().any(|a| a == f || a.starts_with(f));
+    match program {
+        "base64" | "base32" | "basenc" => has("-d") || has("--d") || has("-D"),
+        "xxd" => has("-r"),
+        "openssl" => has("-d") || has("-base64") || args.first().is_some_and(|a| a == "base64"),
+        "uudecode" | "zcat" | "gunzip" | "bzcat" | "xzcat" | "rev" => true,
+        "gzip" | "bzip2" | "xz" => has("-d") || has("-dc"),
+        _ => false,
+    }
+}
+
+/// Does `path` name a secret (keys, credentials, `.env`)?
+pub(crate) fn is_secret(path: &str) -> bool {
+    let p = path.trim_matches(|c| c == '"' || c == '\'');
+    let name = p.rsplit('/').next().unwrap_or(p);
+    if name.to_ascii_lowercase().ends_with(".pub") {
+        return false;
+    }
+    if matches!(
+        name,
+        ".env" | ".ssh" | ".gnupg" | ".aws" | ".password-store"
+    ) {
+        return true;
+    }
+    if let Some(ext) = name.strip_prefix(".env.") {
+        return !matches!(
+            ext,
+            "example" | "sample" | "template" | "dist" | "defaults" | "tmpl" | "schema"
+        );
+    }
+    if name.starts_with("id_") && (p.contains(".ssh/") || !name.contains('.')) {
+        return true;
+    }
+    let under = |dir: &str| p.contains(dir);
+    if under(".ssh/") && !matches!(name, "config" | "known_hosts" | "authorized_keys") {
+        return true;
+    }
+    if under(".gnupg/") || under(".password-store/") {
+        return true;
+    }
+    matches!(
+        name,
+        ".netrc"
+            | ".pgpass"
+            | ".git-credentials"
+            | ".npmrc"
+            | ".pypirc"
+            | "credentials"
+            | "credentials.json"
+            | "hosts.yml"
+            | ".vault-token"
+            | "shadow"
+            | "secrets.yml"
+            | "secrets.yaml"
+            | "secrets.json"
+            | "master.key"
+    ) && (name != "hosts.yml" || under("gh/"))
+        && (name != "shadow" || p == "/etc/shadow")
+        || (name == "config" && (under(".kube/") || under(".docker/")))
+        || (name == "config.json" && under(".docker/"))
+        || [".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"]
+            .iter()
+            .any(|e| name.to_ascii_lowercase().ends_with(e))
+}
+
+/// A word that names a remote location (`host:path`, `user@host:path`), for scp and rsync.
+pub(crate) fn is_remote(word: &str) -> bool {
+    if word.contains("://") {
+        return true;
+    }
+    match word.split_once(':') {
+        Some((host, _)) => !host.is_empty() && !host.contains('/'),
+        None => false,
+    }
+}
+
+/// Does inline interpreter code open a socket and hand it a shell?
+pub(crate) fn is_reverse_shell_code(code: &str) -> bool {
+    let c = code.to_ascii_lowercase();
+    let socket = c.contains("socket") || c.contains("fsockopen") || c.contains("tcpsocket");
+    let shell = [
+        "subprocess",
+        "pty.spawn",
+        "dup2",
+        "/bin/sh",
+        "/bin/bash",
+        "exec(",
+        "popen",
+        "system(",
+        "spawn",
+        "cmd.exe",
+    ]
+    .iter()
+    .any(|s| c.contains(s));
+    (socket && shell) || c.contains("/dev/tcp/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_and_their_look_alikes() {
+        for s in [
+            ".env",
+            "./.env.production",
+            "~/.ssh/id_rsa",
+            "/home/u/.ssh/id_ed25519",
+            "~/.aws/credentials",
+            "~/.netrc",
+            "server.pem",
+            "~/.kube/config",
+            "/etc/shadow",
+        ] {
+            assert!(is_secret(s), "{s}");
+        }
+        for s in [
+            ".env.example",
+            "~/.ssh/id_rsa.pub",
+            "src/env.rs",
+            "~/.ssh/config",
+            "README.md",
+            "config",
+        ] {
+            assert!(!is_secret(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn fetch_and_decode_are_recognised_inside_substitutions() {
+        assert!(fetches_or_decodes("curl -fsSL https://x/i.sh)"));
+        assert!(fetches_or_decodes("echo aGk= | base64 -d)"));
+        assert!(!fetches_or_decodes("git rev-parse HEAD)"));
+        assert_eq!(substitutions("a$(b)c<(d)").count(), 2);
+    }
+}
