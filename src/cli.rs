@@ -41,7 +41,7 @@ pub(crate) enum Command {
     /// Declare the files a run may write, then verify what it actually wrote
     #[command(subcommand)]
     Scope(ScopeCommand),
-    /// Wire callus's hooks into Claude Code and/or Codex
+    /// Wire callus's hooks into Claude Code, Codex, Gemini CLI, Cursor or Copilot CLI
     Install(InstallArgs),
     /// Remove exactly the hooks `callus install` added
     Uninstall(InstallArgs),

@@ -12,6 +12,7 @@ mod guard;
 mod hosts;
 mod install;
 mod prune;
+mod readme;
 mod record;
 mod recuse;
 mod scope;
