@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Env, stdout};
+use crate::common::Env;
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -24,30 +24,7 @@ fn decide(env: &Env, entry: &Value) -> String {
         Some(c) => json!({ "command": c }),
         None => json!({ "file_path": entry["file_path"] }),
     };
-    let payload = json!({
-        "session_id": "corpus",
-        "hook_event_name": "PreToolUse",
-        "prompt_id": "p",
-        "cwd": env.repo_path(),
-        "tool_name": tool,
-        "tool_input": input,
-        "tool_use_id": "t",
-    });
-    let out = env.run(&["guard"], payload.to_string().as_bytes());
-    match out.status.code() {
-        Some(2) => "block".into(),
-        Some(0) if out.stdout.is_empty() => "allow".into(),
-        Some(0) => {
-            let v: Value = serde_json::from_slice(&out.stdout)
-                .unwrap_or_else(|e| panic!("guard printed non-JSON ({e}): {}", stdout(&out)));
-            if v["hookSpecificOutput"]["permissionDecision"] == "deny" {
-                "deny".into()
-            } else {
-                "nudge".into()
-            }
-        }
-        other => panic!("guard exited {other:?} on {entry}"),
-    }
+    crate::common::guard_decision(env, tool, &input)
 }
 
 #[test]

@@ -133,3 +133,32 @@ pub(crate) fn starter_rules(env: &Env) -> Vec<serde_json::Value> {
     );
     rules
 }
+
+/// Run `callus guard` on one `PreToolUse` call of `tool` with `input` in the test repository;
+/// returns "block", "deny", "nudge" or "allow" as the host would read the answer.
+pub(crate) fn guard_decision(env: &Env, tool: &str, input: &serde_json::Value) -> String {
+    let payload = serde_json::json!({
+        "session_id": "corpus",
+        "hook_event_name": "PreToolUse",
+        "prompt_id": "p",
+        "cwd": env.repo_path(),
+        "tool_name": tool,
+        "tool_input": input,
+        "tool_use_id": "t",
+    });
+    let out = env.run(&["guard"], payload.to_string().as_bytes());
+    match out.status.code() {
+        Some(2) => "block".into(),
+        Some(0) if out.stdout.is_empty() => "allow".into(),
+        Some(0) => {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("guard printed non-JSON ({e}): {}", stdout(&out)));
+            if v["hookSpecificOutput"]["permissionDecision"] == "deny" {
+                "deny".into()
+            } else {
+                "nudge".into()
+            }
+        }
+        other => panic!("guard exited {other:?} on {tool} {input}"),
+    }
+}
