@@ -380,14 +380,20 @@ fn round_trip(peer: Peer, scope: &str, original: Option<&str>) {
         "{peer:?}: {text}"
     );
     match peer {
-        Peer::Gemini => assert_eq!(
-            doc["hooks"]["BeforeTool"]
+        Peer::Gemini => {
+            let group = doc["hooks"]["BeforeTool"]
                 .as_array()
                 .unwrap()
                 .last()
-                .unwrap()["matcher"],
-            "run_shell_command|write_file|replace|mcp_.*"
-        ),
+                .unwrap()
+                .clone();
+            assert_eq!(
+                group["matcher"],
+                "run_shell_command|write_file|replace|mcp_.*"
+            );
+            // Gemini CLI reads `timeout` in milliseconds: 10 s, not 10 ms.
+            assert_eq!(group["hooks"][0]["timeout"], json!(10_000), "{text}");
+        }
         Peer::Cursor => assert_eq!(doc["version"], 1),
         Peer::Copilot => {
             assert_eq!(doc["version"], 1);
@@ -397,9 +403,11 @@ fn round_trip(peer: Peer, scope: &str, original: Option<&str>) {
                 .last()
                 .unwrap()
                 .clone();
+            // Copilot CLI's key is `timeoutSec`, in seconds: the guard's 10 s, and no
+            // `timeout` key it would ignore.
             assert_eq!(
-                (&pre["type"], &pre["timeoutSec"]),
-                (&json!("command"), &json!(30))
+                (&pre["type"], &pre["timeoutSec"], pre.get("timeout")),
+                (&json!("command"), &json!(10), None)
             );
         }
     }

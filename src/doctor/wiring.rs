@@ -180,14 +180,16 @@ fn check_guard_failure(
     problems: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) {
+    let per_second = host.spec().timeout.per_second;
     match f.timeout {
         None => warnings.push(format!(
-            "{} has no timeout: the host waits {} s for a stalled guard, then lets the call run (run `callus install` again)",
-            f.event, 600
-        )),
-        Some(t) if t > GUARD_TIMEOUT => warnings.push(format!(
-            "{} timeout is {t} s (callus installs {GUARD_TIMEOUT} s)",
+            "{} has no timeout: the host waits for a stalled guard, then lets the call run (run `callus install` again)",
             f.event
+        )),
+        Some(t) if t > GUARD_TIMEOUT * per_second => warnings.push(format!(
+            "{} timeout is {} s (callus installs {GUARD_TIMEOUT} s)",
+            f.event,
+            t as f64 / per_second as f64
         )),
         Some(_) => {}
     }

@@ -58,14 +58,27 @@ pub enum HooksFile {
     EventGroups,
     /// `{"version": 1, "hooks": {event: [handler, …]}}`: handlers straight under the event
     /// (Cursor's `hooks.json`, Copilot CLI's `hooks/*.json`). The command line is in
-    /// `command_key`; `timeout_sec`, when set, is written as `timeoutSec` on our handlers.
+    /// `command_key`.
     Versioned {
         /// The handler key holding the command line (`command`, Copilot: `bash`).
         command_key: &'static str,
-        /// The `timeoutSec` callus writes on its handlers.
-        timeout_sec: Option<u64>,
     },
 }
+
+/// How a host spells a hook's timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookTimeout {
+    /// The handler key (`timeout`; Copilot CLI: `timeoutSec`).
+    pub key: &'static str,
+    /// Units per second: 1 for seconds, 1000 for milliseconds (Gemini CLI).
+    pub per_second: u64,
+}
+
+/// A timeout in seconds, under the key `timeout` (Claude Code, Codex, Cursor).
+pub(crate) const TIMEOUT_SECONDS: HookTimeout = HookTimeout {
+    key: "timeout",
+    per_second: 1,
+};
 
 /// The shape a host expects a `PreToolUse` answer in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +139,8 @@ pub struct Spec {
     pub user_hooks: fn() -> PathBuf,
     /// The format of both hooks files.
     pub hooks_file: HooksFile,
+    /// The handler key a hook's timeout goes in, and how many of its units make a second.
+    pub timeout: HookTimeout,
     /// Whether it runs hooks only once trusted.
     pub trust: Trust,
     /// The first client version that honours `onFailure: "block"` on a hook (a hook that
@@ -182,6 +197,7 @@ pub(crate) static HOSTS: &[Spec] = &[
         project_hooks: ".claude/settings.json",
         user_hooks: || user_home().join(".claude/settings.json"),
         hooks_file: HooksFile::EventGroups,
+        timeout: TIMEOUT_SECONDS,
         trust: Trust::Implicit,
         // Claude Code 2.1.295 (the hooks reference, `onFailure`).
         block_on_failure_since: Some((2, 1, 295)),
@@ -214,6 +230,7 @@ pub(crate) static HOSTS: &[Spec] = &[
         project_hooks: ".codex/hooks.json",
         user_hooks: || codex_home().join("hooks.json"),
         hooks_file: HooksFile::EventGroups,
+        timeout: TIMEOUT_SECONDS,
         trust: Trust::CodexHash,
         block_on_failure_since: None,
         runs_async: false,

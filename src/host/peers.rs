@@ -29,7 +29,10 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{Answer, HooksFile, Host, Spec, Trust, Verified, event, hooks, truthy, user_home};
+use super::{
+    Answer, HookTimeout, HooksFile, Host, Spec, TIMEOUT_SECONDS, Trust, Verified, event, hooks,
+    truthy, user_home,
+};
 
 /// Gemini CLI's home: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
 fn gemini_home() -> PathBuf {
@@ -162,6 +165,11 @@ pub(super) const GEMINI: Spec = Spec {
     project_hooks: ".gemini/settings.json",
     user_hooks: || gemini_home().join("settings.json"),
     hooks_file: HooksFile::EventGroups,
+    // "Execution timeout in milliseconds (default: 60000)" (geminicli.com/docs/hooks/reference).
+    timeout: HookTimeout {
+        key: "timeout",
+        per_second: 1000,
+    },
     trust: Trust::Implicit,
     block_on_failure_since: None,
     runs_async: false,
@@ -202,8 +210,8 @@ pub(super) const CURSOR: Spec = Spec {
     user_hooks: || user_home().join(".cursor/hooks.json"),
     hooks_file: HooksFile::Versioned {
         command_key: "command",
-        timeout_sec: None,
     },
+    timeout: TIMEOUT_SECONDS,
     trust: Trust::Implicit,
     block_on_failure_since: None,
     runs_async: false,
@@ -234,7 +242,11 @@ pub(super) const COPILOT: Spec = Spec {
     user_hooks: || copilot_home().join("hooks/callus.json"),
     hooks_file: HooksFile::Versioned {
         command_key: "bash",
-        timeout_sec: Some(30),
+    },
+    // `timeoutSec`, in seconds (the Copilot CLI hooks reference).
+    timeout: HookTimeout {
+        key: "timeoutSec",
+        per_second: 1,
     },
     trust: Trust::Implicit,
     block_on_failure_since: None,

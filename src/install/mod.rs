@@ -159,17 +159,22 @@ fn worse(a: Exit, b: Exit) -> Exit {
 /// (≥ 2.1.295), so a guard that crashes or times out blocks the call instead of letting it
 /// run; install says when it cannot.
 fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
+    spec::HandlerOptions {
+        block_on_failure: block_on_failure(home, host),
+        timeout_per_second: host.spec().timeout.per_second,
+    }
+}
+
+fn block_on_failure(home: &Home, host: Host) -> bool {
     let Some(since) = host.spec().block_on_failure_since else {
-        return spec::HandlerOptions::default();
+        return false;
     };
     if home.fail_policy() != crate::config::FailPolicy::Closed {
-        return spec::HandlerOptions::default();
+        return false;
     }
     let (a, b, c) = since;
     match crate::host::client::installed_version(host.spec().executable) {
-        Some(v) if v >= since => spec::HandlerOptions {
-            block_on_failure: true,
-        },
+        Some(v) if v >= since => true,
         found => {
             let seen = found.map_or_else(
                 || "no answering `claude --version`".to_string(),
@@ -178,7 +183,7 @@ fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
             println!(
                 "· fail-closed is configured, but {seen}: `onFailure: \"block\"` needs Claude Code {a}.{b}.{c} or later, so a guard that times out lets the call run"
             );
-            spec::HandlerOptions::default()
+            false
         }
     }
 }

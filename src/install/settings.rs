@@ -104,7 +104,7 @@ pub(crate) struct Found {
     pub is_async: bool,
     /// The full command line.
     pub command: String,
-    /// Its `timeout` in seconds, when it has a numeric one.
+    /// Its `timeout` in the host's units (`host::HookTimeout`), when it has a numeric one.
     pub timeout: Option<u64>,
     /// Its `onFailure`, when it has one.
     pub on_failure: Option<String>,
@@ -303,8 +303,8 @@ fn has_role(events: &Map<String, Value>, spec: &HookSpec) -> bool {
         })
 }
 
-/// Bring one handler of ours up to date: type, command, `async`, a `timeout` (kept when the
-/// user set a shorter one), and the guard's `onFailure` as `opts` says.
+/// Bring one handler of ours up to date: type, command, `async`, a `timeout` in the host's
+/// units (kept when the user set a shorter one), and the guard's `onFailure` as `opts` says.
 fn set_handler(
     handler: &mut Map<String, Value>,
     spec: &HookSpec,
@@ -324,7 +324,7 @@ fn set_handler(
     } else {
         handler.remove("async");
     }
-    let ours = spec.role.timeout();
+    let ours = spec.role.timeout() * opts.timeout_per_second.max(1);
     if handler
         .get("timeout")
         .and_then(Value::as_u64)

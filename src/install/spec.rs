@@ -17,6 +17,8 @@ pub(crate) struct HandlerOptions {
     /// Write `onFailure: "block"` on the guard's handler (Claude Code ≥ 2.1.295, fail-closed
     /// configured); otherwise an `onFailure: "block"` of ours is removed.
     pub block_on_failure: bool,
+    /// The host's timeout units per second (`host::HookTimeout::per_second`; 0 reads as 1).
+    pub timeout_per_second: u64,
 }
 
 /// The binary the hooks should call: the running one, by the `PATH` entry that leads to it

@@ -4,17 +4,16 @@
 //! code for every host.
 //!
 //! Reading wraps each handler in a group of its own (`{"hooks": [handler]}`, `matcher`
-//! lifted to the group), renames the host's command key (Copilot: `bash`) to `command`, and
-//! drops `"version": 1`; writing undoes exactly that, keeping every key's place, puts
-//! `"version": 1` first whenever there are hooks, and gives our handlers the host's
-//! `timeoutSec`. For hosts whose files already are matcher groups it changes nothing.
+//! lifted to the group), renames the host's command and timeout keys (Copilot: `bash`,
+//! `timeoutSec`) to `command` and `timeout`, and drops `"version": 1`; writing undoes
+//! exactly that, keeping every key's place, and puts `"version": 1` first whenever there
+//! are hooks. For hosts whose files already are matcher groups it changes nothing.
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::settings::{self, Doc};
-use super::spec::parse_ours;
 use crate::Result;
 use crate::host::{HooksFile, Host};
 
@@ -50,9 +49,10 @@ fn rename(map: &Map<String, Value>, from: &str, to: &str) -> Map<String, Value> 
 }
 
 fn to_groups(host: Host, value: &Value) -> Value {
-    let HooksFile::Versioned { command_key, .. } = host.spec().hooks_file else {
+    let HooksFile::Versioned { command_key } = host.spec().hooks_file else {
         return value.clone();
     };
+    let timeout_key = host.spec().timeout.key;
     let Some(root) = value.as_object() else {
         return value.clone();
     };
@@ -71,7 +71,8 @@ fn to_groups(host: Host, value: &Value) -> Value {
                         .iter()
                         .map(|h| match h.as_object() {
                             Some(h) if !h.contains_key("hooks") => {
-                                let mut handler = rename(h, command_key, "command");
+                                let handler = rename(h, command_key, "command");
+                                let mut handler = rename(&handler, timeout_key, "timeout");
                                 let mut group = Map::new();
                                 if let Some(m) = handler.remove("matcher") {
                                     group.insert("matcher".into(), m);
@@ -95,13 +96,10 @@ fn to_groups(host: Host, value: &Value) -> Value {
 }
 
 fn from_groups(host: Host, value: &Value) -> Value {
-    let HooksFile::Versioned {
-        command_key,
-        timeout_sec,
-    } = host.spec().hooks_file
-    else {
+    let HooksFile::Versioned { command_key } = host.spec().hooks_file else {
         return value.clone();
     };
+    let timeout_key = host.spec().timeout.key;
     let Some(root) = value.as_object() else {
         return value.clone();
     };
@@ -136,18 +134,10 @@ fn from_groups(host: Host, value: &Value) -> Value {
                         handlers.push(h.clone());
                         continue;
                     };
-                    let mut handler = rename(h, "command", command_key);
+                    let handler = rename(h, "command", command_key);
+                    let mut handler = rename(&handler, "timeout", timeout_key);
                     if let Some(m) = &matcher {
                         handler.insert("matcher".into(), m.clone());
-                    }
-                    let ours = handler
-                        .get(command_key)
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| parse_ours(c).is_some());
-                    if ours && let Some(t) = timeout_sec {
-                        handler
-                            .entry("timeoutSec")
-                            .or_insert_with(|| Value::from(t));
                     }
                     handlers.push(Value::Object(handler));
                 }
@@ -173,7 +163,7 @@ mod tests {
         let grouped = to_groups(Host::Copilot, &doc);
         assert_eq!(
             grouped["hooks"]["preToolUse"][0],
-            json!({"hooks": [{"type": "command", "command": "./mine.sh", "timeoutSec": 5}]})
+            json!({"hooks": [{"type": "command", "command": "./mine.sh", "timeout": 5}]})
         );
         assert!(grouped.get("version").is_none());
         assert_eq!(from_groups(Host::Copilot, &grouped), doc);
@@ -191,14 +181,15 @@ mod tests {
     }
 
     #[test]
-    fn our_copilot_handlers_get_the_timeout() {
+    fn copilot_spells_the_timeout_timeout_sec() {
         let grouped = json!({"hooks": {"preToolUse": [{"hooks": [
-            {"type": "command", "command": "/bin/callus guard"}]}]}});
+            {"type": "command", "command": "/bin/callus guard", "timeout": 10}]}]}});
         let flat = from_groups(Host::Copilot, &grouped);
         assert_eq!(
             flat,
             json!({"version": 1, "hooks": {"preToolUse": [
-                {"type": "command", "bash": "/bin/callus guard", "timeoutSec": 30}]}})
+                {"type": "command", "bash": "/bin/callus guard", "timeoutSec": 10}]}})
         );
+        assert_eq!(to_groups(Host::Copilot, &flat), grouped);
     }
 }
