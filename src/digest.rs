@@ -130,7 +130,8 @@ fn load_or_create(dir: &Path) -> Option<[u8; 32]> {
 }
 
 fn read_key(path: &Path) -> Option<[u8; 32]> {
-    let text = std::fs::read_to_string(path).ok()?;
+    // The agent can put a FIFO or a device here: read it as any file the agent may write.
+    let text = crate::untrusted::read(path, path.parent(), 256).ok()??;
     let text = text.trim();
     if text.len() != 64 {
         return None;
@@ -221,6 +222,20 @@ mod tests {
         let dir = tmp.path().join("fresh-home");
         assert!(keyed(&dir, "ls").is_some());
         assert!(dir.join(KEY_FILE).exists());
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_key_gives_no_digest_and_no_hang() {
+        let tmp = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(tmp.path().join(KEY_FILE))
+            .status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("SKIPPED: no mkfifo");
+            return;
+        }
+        // A blocking read would never return; the untrusted reader refuses the FIFO.
+        assert_eq!(load_or_create(tmp.path()), None);
     }
 
     #[test]

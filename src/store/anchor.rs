@@ -85,8 +85,8 @@ pub(crate) fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Re
             home_dir.display()
         )));
     }
-    let (seq, hash) = match head.and_then(|h| h.split_once(':')) {
-        Some((seq, hash)) => (seq.parse::<i64>().unwrap_or(0), hash.to_string()),
+    let (seq, hash) = match head {
+        Some(h) => super::audit::parse_anchor(h)?,
         None => (0, super::audit::GENESIS.to_string()),
     };
     let line = json!({
@@ -131,7 +131,10 @@ fn remember(home: &Home, file: &Path) -> Result<()> {
 /// The anchor files `anchor` has written for this home.
 #[must_use]
 pub(crate) fn remembered(home: &Home) -> Vec<PathBuf> {
-    std::fs::read_to_string(home.dir.join(REMEMBERED))
+    // A file the agent can replace: a FIFO there must not hang `verify`.
+    crate::untrusted::read(&home.dir.join(REMEMBERED), Some(&home.dir), 1 << 20)
+        .ok()
+        .flatten()
         .unwrap_or_default()
         .lines()
         .map(str::trim)

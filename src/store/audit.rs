@@ -269,7 +269,7 @@ pub(crate) fn verify(conn: &Connection, expect_head: Option<&str>) -> Result<Ver
     })
 }
 
-fn parse_anchor(s: &str) -> Result<(i64, String)> {
+pub(crate) fn parse_anchor(s: &str) -> Result<(i64, String)> {
     let (seq, hash) = s
         .split_once(':')
         .ok_or_else(|| Error::Invalid(format!("--expect-head '{s}': expected SEQ:HASH")))?;
