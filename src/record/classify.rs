@@ -84,6 +84,29 @@ const REFUSALS: &[&str] = &[
     "sandbox denied",
     "blocked by the sandbox",
     "blocked by sandbox",
+    // Claude Code: a write the user has not granted yet ("Claude requested permissions to
+    // write to /x, but you haven't granted it yet.").
+    "requested permissions to",
+    "but you haven't granted it yet",
+    // Claude Code's working-directory sandbox for Bash (mkdir, cd, …).
+    "was blocked. for security, claude code may only",
+    "may only create directories in the allowed working directories",
+    "may only change directories to",
+    "glob patterns are not allowed in write operations",
+    // Permission settings and auto-mode classifiers.
+    "denied by your permission settings",
+    "auto mode classifier",
+    "auto-mode classifier",
+    "denied by auto mode",
+    "blocked by auto mode",
+    "permission denied by the user",
+    // Codex approvals: "exec command rejected by user", "patch rejected by user",
+    // approval policy `never` refusing an escalation.
+    "approval policy is never",
+    "approval_policy is never",
+    "approval policy \"never\"",
+    "escalation was not approved",
+    "was not approved by the user",
 ];
 
 /// How much of the start of an error a refusal phrase must fall in.

@@ -106,7 +106,7 @@ fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The text after a leading `Exit code N` line (or the text itself).
-fn body(text: &str) -> &str {
+pub(super) fn body(text: &str) -> &str {
     let t = text.trim_start();
     if t.starts_with("Exit code") {
         t.split_once('\n').map_or("", |(_, rest)| rest)

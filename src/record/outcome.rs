@@ -4,7 +4,7 @@
 //! Every writer (the hook, every importer) and derive refine a `failure` through
 //! [`refine`], in this order:
 //! - `denied` — a refusal by the host, its sandbox, a classifier or the user, in any of the
-//!   phrasings the hosts use ([`classify::is_refusal`] plus [`EXTRA_REFUSALS`]): the command
+//!   phrasings the hosts use ([`classify::is_refusal`], one list): the command
 //!   never ran;
 //! - `harness` — the host's shell or tool failed before or around the command: the Windows
 //!   Git-Bash shell failing to start (`cygpath`/`cygheap`, `STATUS_DLL_INIT_FAILED`
@@ -24,51 +24,8 @@
 use super::classify::{self, Status};
 use crate::shell::{self, Segment};
 
-/// Refusal phrasings beyond [`classify::is_refusal`]'s, lowercase, matched near the start.
-/// Collected from Claude Code's and Codex's messages (docs, source and real logs).
-pub(crate) const EXTRA_REFUSALS: &[&str] = &[
-    // Claude Code: a write the user has not granted yet ("Claude requested permissions to
-    // write to /x, but you haven't granted it yet.").
-    "requested permissions to",
-    "but you haven't granted it yet",
-    // Claude Code's working-directory sandbox for Bash (mkdir, cd, …).
-    "was blocked. for security, claude code may only",
-    "may only create directories in the allowed working directories",
-    "may only change directories to",
-    "glob patterns are not allowed in write operations",
-    // Permission settings and auto-mode classifiers.
-    "denied by your permission settings",
-    "auto mode classifier",
-    "auto-mode classifier",
-    "denied by auto mode",
-    "blocked by auto mode",
-    "permission denied by the user",
-    // Codex approvals: "exec command rejected by user", "patch rejected by user",
-    // approval policy `never` refusing an escalation.
-    "rejected by user",
-    "approval policy is never",
-    "approval_policy is never",
-    "approval policy \"never\"",
-    "escalation was not approved",
-    "was not approved by the user",
-];
-
 /// How much of the start of an error a refusal phrase must fall in.
 const WINDOW: usize = 400;
-
-/// Whether `text` is a refusal in any phrasing callus knows.
-#[must_use]
-pub(crate) fn is_denial(text: &str) -> bool {
-    if classify::is_refusal(text) {
-        return true;
-    }
-    let head = text.trim_start();
-    if head.starts_with("Exit code") || head.starts_with("Process exited with code") {
-        return false;
-    }
-    let head = lower_head(head);
-    EXTRA_REFUSALS.iter().any(|r| head.contains(r))
-}
 
 fn lower_head(text: &str) -> String {
     let mut end = text.len().min(WINDOW);
@@ -255,7 +212,7 @@ pub(crate) fn refine_with(
     if status != Status::Failure {
         return status;
     }
-    if is_denial(error) {
+    if classify::is_refusal(error) {
         return Status::Denied;
     }
     if is_harness(error, exit_code) {
@@ -397,19 +354,9 @@ fn output_is_silent(error: &str) -> bool {
     super::error_line::error_line(error).is_none()
 }
 
-/// The text after a leading `Exit code N` line.
-fn body(error: &str) -> &str {
-    let t = error.trim_start();
-    if t.starts_with("Exit code") {
-        t.split_once('\n').map_or("", |(_, rest)| rest)
-    } else {
-        t
-    }
-}
-
 /// Whether the output has a line that reads as an error (not the answer's own message).
 fn has_error_line(error: &str, program: &str) -> bool {
-    body(error).lines().any(|l| {
+    super::error_line::body(error).lines().any(|l| {
         let l = l.trim().to_ascii_lowercase();
         l.starts_with("error")
             || l.starts_with("fatal")
@@ -453,11 +400,11 @@ mod tests {
             "patch rejected by user",
             "command not run: approval policy is never and the command needs escalation",
         ] {
-            assert!(is_denial(text), "{text}");
+            assert!(classify::is_refusal(text), "{text}");
             assert_eq!(bash("x", 1, text), Status::Denied, "{text}");
         }
         // A program that ran and said "permission denied" failed.
-        assert!(!is_denial(
+        assert!(!classify::is_refusal(
             "Exit code 1\ncat: /etc/sudoers.d/x: Permission denied"
         ));
     }
