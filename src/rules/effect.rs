@@ -94,6 +94,24 @@ pub(crate) fn command_text(input: &Value) -> Option<String> {
 
 /// The effects of one call. `split` is the shell split of the command text, when the
 /// caller already has it.
+/// Whether [`effects`] can find anything in a call of `tool` (a shell, a file-writing tool,
+/// `apply_patch`, an MCP tool); for any other tool it finds nothing, so the caller need not
+/// work out the call's context.
+#[must_use]
+pub(crate) fn applies_to(tool: &str) -> bool {
+    is_shell(tool)
+        || matches!(
+            tool,
+            "Write"
+                | "Edit"
+                | "MultiEdit"
+                | "NotebookEdit"
+                | "str_replace_based_edit_tool"
+                | "apply_patch"
+        )
+        || tool.starts_with("mcp__")
+}
+
 pub(crate) fn effects(
     tool: &str,
     input: &Value,

@@ -248,25 +248,26 @@ impl Rule {
         Ok(Some(hit))
     }
 
-    /// Match the call's effect lines; the hit names the effect in words. `unless` runs on
-    /// every effect line too.
+    /// Match the call's effect lines; the hit names the effect in words. `unless` runs on the
+    /// line that matched: it exempts that effect only.
     fn effect_hit(&self, call: &Subject<'_>) -> std::result::Result<Option<Hit>, String> {
         let fx = call.effects();
-        let mut hit = None;
         for (e, line) in fx.effects.iter().zip(&fx.units.texts) {
             let lower = line.to_ascii_lowercase();
-            if let Some(i) = first_match(&self.any, line, &lower)? {
-                hit = Some(Hit {
-                    pattern: Some(i),
-                    segment: Some(e.human.clone()),
-                });
-                break;
+            let Some(i) = first_match(&self.any, line, &lower)? else {
+                continue;
+            };
+            // `unless` exempts the effect it is about, never another one of the same call:
+            // `rm -rf / && rm -rf ~/scratch` is not let through by an exemption for scratch.
+            if first_match(&self.unless, line, &lower)?.is_some() {
+                continue;
             }
+            return Ok(Some(Hit {
+                pattern: Some(i),
+                segment: Some(e.human.clone()),
+            }));
         }
-        if hit.is_some() && first_match(&self.unless, &fx.units.lower, &fx.units.lower)?.is_some() {
-            return Ok(None);
-        }
-        Ok(hit)
+        Ok(None)
     }
 
     /// Match the units of a structural mode (segments, pipelines or write targets).
@@ -455,6 +456,14 @@ impl<'a> Subject<'a> {
     /// The call's effects (computed once).
     pub fn effects(&self) -> &Effects {
         self.effects.get_or_init(|| {
+            if !effect::applies_to(self.tool) {
+                // A Read, Grep or Task call has no effect to find: skip the context (a walk
+                // up the tree for the repository root, the home) on the hook path.
+                return Effects {
+                    effects: Vec::new(),
+                    units: Units::new(Vec::new()),
+                };
+            }
             let ctx = effect::context(self.cwd.as_deref());
             let effects = effect::effects(self.tool, self.input, &ctx, |text| {
                 let view = self.view("command", false);
@@ -536,6 +545,30 @@ mod tests {
         rule.fires(&Subject::new(tool, input.borrow()))
             .unwrap()
             .is_some()
+    }
+
+    #[test]
+    fn an_effect_unless_exempts_only_the_effect_it_matches() {
+        let d = doc(json!({"rules": [{
+            "id": "r", "tool": "Bash", "match": "effect", "action": "block", "message": "m",
+            "any": ["^deletes .*recursive=true"], "unless": ["path=/tmp/scratch\\b"]
+        }]}))
+        .unwrap();
+        let rule = &d.rules[0];
+        let cmd = |c: &str| json!({ "command": c });
+        assert!(
+            !fires(rule, "Bash", cmd("rm -rf /tmp/scratch")),
+            "the exempt delete alone"
+        );
+        assert!(
+            fires(rule, "Bash", cmd("rm -rf /tmp/scratch && rm -rf /usr")),
+            "an exempt effect must not let another effect of the call through"
+        );
+        assert!(fires(
+            rule,
+            "Bash",
+            cmd("rm -rf /usr && rm -rf /tmp/scratch")
+        ));
     }
 
     #[test]
