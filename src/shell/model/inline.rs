@@ -45,19 +45,24 @@ impl Walk<'_> {
                 }
             }
         }
-        if mentions(
-            &lower,
-            &[
-                "rmtree",
-                "rmsync",
-                "rm_rf",
-                "rm_r",
-                "remove_dir_all",
-                "rimraf",
-                "rmdirsync",
-                "recursive",
-            ],
-        ) {
+        // `recursive` alone is no delete (`mkdirSync(p, {recursive: true})`,
+        // `glob(…, recursive=True)`): only next to a removal call (`fs.rm(p, {recursive})`).
+        let recursive_rm =
+            lower.contains("recursive") && mentions(&lower, &[".rm(", ".rmdir(", "rmdir("]);
+        if recursive_rm
+            || mentions(
+                &lower,
+                &[
+                    "rmtree",
+                    "rmsync",
+                    "rm_rf",
+                    "rm_r",
+                    "remove_dir_all",
+                    "rimraf",
+                    "rmdirsync",
+                ],
+            )
+        {
             for lit in literals(code).filter(|l| !l.contains(' ')) {
                 self.delete(lit, true, p, fx);
             }
