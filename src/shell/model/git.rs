@@ -376,7 +376,7 @@ mod tests {
         }
         assert_eq!(
             lines("checkout -- file.txt"),
-            ["discards-git-work scope=file via=git checkout -- FILE"]
+            ["discards-git-work scope=file via=git_checkout_--_FILE"]
         );
     }
 }

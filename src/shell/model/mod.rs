@@ -83,7 +83,13 @@ impl Effect {
             line.push(' ');
             line.push_str(k);
             line.push('=');
-            line.push_str(v);
+            // One token per attribute, so `via=\S+` and `key=value` patterns hold; only the
+            // path, always last, is kept as written (it may contain blanks).
+            if *k == "path" {
+                line.push_str(v);
+            } else {
+                line.extend(v.chars().map(|c| if c.is_whitespace() { '_' } else { c }));
+            }
         }
         Effect { kind, line, human }
     }

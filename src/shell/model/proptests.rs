@@ -117,10 +117,14 @@ proptest! {
     ) {
         let s = parts.concat();
         let once: Vec<String> = analyse(&s, &ctx()).effects.into_iter().map(|e| e.line).collect();
-        // Deterministic, and every line starts with its kind.
+        // Deterministic, and every line is `kind key=value …` with one token per attribute
+        // until the path (the last attribute, kept as written).
         prop_assert_eq!(&once, &lines(&s));
         for l in &once {
-            prop_assert!(l.split(' ').next().is_some_and(|k| k.chars().all(|c| c.is_ascii_lowercase() || c == '-')));
+            let head = l.split(" path=").next().unwrap_or(l);
+            for token in head.split(' ').skip(1) {
+                prop_assert!(token.contains('='), "{:?} in {:?}", token, l);
+            }
         }
     }
 }
