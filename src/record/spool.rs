@@ -67,17 +67,17 @@ pub(crate) fn keep(home: &Home, event: &HookEvent, now: i64) -> Result<PathBuf> 
     let mut payload = Value::Object(event.raw.clone());
     redact_strings(&mut payload);
     let entry = json!({"v": 1, "now": now, "host": event.host.slug(), "event": payload});
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::io(&dir, e))?;
-    std::io::Write::write_all(&mut tmp, entry.to_string().as_bytes())
-        .map_err(|e| Error::io(tmp.path(), e))?;
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let path = dir.join(format!("{now:013}-{}-{nanos:09}.json", std::process::id()));
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    // Written whole and synced (the point of the spool is not to lose the event). A merge
+    // that emptied the spool removes its directory; if that raced this write, make it again.
+    let bytes = entry.to_string();
+    if crate::config::replace_file(&path, bytes.as_bytes()).is_err() {
+        crate::config::ensure_private_dir(&dir)?;
+        crate::config::replace_file(&path, bytes.as_bytes())?;
+    }
     Ok(path)
 }
 
@@ -98,6 +98,8 @@ pub(crate) fn merge(home: &Home, conn: &Connection, store: StoreEvent) -> usize 
         }
     }
     if names.is_empty() {
+        // An empty spool goes, so the next call's check is one failed `read_dir` again.
+        let _ = std::fs::remove_dir(&dir);
         return 0;
     }
     names.sort();
@@ -127,6 +129,8 @@ pub(crate) fn merge(home: &Home, conn: &Connection, store: StoreEvent) -> usize 
             }
         }
     }
+    // Fails, harmlessly, while anything is left in it.
+    let _ = std::fs::remove_dir(&dir);
     merged
 }
 
@@ -174,7 +178,7 @@ fn claimable(path: &Path) -> bool {
 fn abandoned_temp(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(".tmp-"))
+        .is_some_and(|n| n.starts_with(".tmp"))
         && older_than(path, STALE_CLAIM)
 }
 

@@ -76,6 +76,8 @@ fn a_busy_store_spools_the_event_and_the_next_write_merges_it() {
     // The next write stores its own event and merges the spooled one, as it was.
     record(&env, &pre("toolu_after", "ls -la"));
     assert!(spooled(&env).is_empty(), "{:?}", spooled(&env));
+    // An emptied spool leaves no directory for every later call to list.
+    assert!(!env.home_path().join("spool").exists());
     let merged = row(&env, "toolu_spooled");
     assert_eq!(merged.command.as_deref(), Some("PGPASSWORD=*** psql -h db"));
     assert_eq!(merged.status, "pending");
