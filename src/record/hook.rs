@@ -244,7 +244,9 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 // Settled by `peer_outcome` above.
                 Host::Gemini | Host::Cursor | Host::Copilot => {}
             }
-            if call.status == Status::Success {
+            // Only a shell call's output can mask a failure (`rows::masked_error`): don't copy
+            // a Read's whole file on every successful call.
+            if call.status == Status::Success && super::shape::is_shell_tool(&call.tool) {
                 call.output = Some(text.clone());
             }
             result_text = Some(text);
