@@ -145,9 +145,14 @@ pub(crate) enum AuditCommand {
         /// default: every file `anchor` wrote.
         #[arg(long, value_name = "FILE|URL")]
         anchor: Vec<String>,
-        /// The origin whose chain a team-store anchor holds (default `user@hostname`).
+        /// The origin whose chain a team-store anchor holds (default `user@hostname`); with
+        /// `--db`, the one origin to verify (default: every origin).
         #[arg(long, value_name = "NAME")]
         origin: Option<String>,
+        /// Verify the chains held in the team store at URL (`postgres://…`) instead of the
+        /// local one: each origin's chain, walked there, and checked against its push anchors.
+        #[arg(long, value_name = "URL", conflicts_with_all = ["anchor", "expect_head"])]
+        db: Option<String>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -491,6 +496,53 @@ pub(crate) enum SyncCommand {
     /// `PGPASSWORD`, `sslmode=…` in the URL); a password in the URL is handed to `psql` in
     /// its environment, never on its command line.
     Push(SyncPushArgs),
+    /// Create the team schema, or upgrade it to this callus's version
+    ///
+    /// Applies the missing migrations (`migrations/postgres/`) in one transaction; run it as
+    /// the role that owns the schema. `--grant ROLE` also lets ROLE (a member's role, or a
+    /// group role the members belong to) read the team store and push its own origins.
+    Init(SyncInitArgs),
+    /// What this machine has pushed and has pending, and the team's origins with their audit
+    /// anchors
+    Status(SyncStatusArgs),
+}
+
+/// `callus sync init`.
+#[derive(Debug, Args)]
+pub(crate) struct SyncInitArgs {
+    /// The team database, a `postgres://` or `postgresql://` URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CALLUS_SYNC_DB",
+        hide_env_values = true
+    )]
+    pub db: String,
+    /// Grant ROLE what a pushing member needs (repeatable).
+    #[arg(long, value_name = "ROLE")]
+    pub grant: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `callus sync status`.
+#[derive(Debug, Args)]
+pub(crate) struct SyncStatusArgs {
+    /// The team database, a `postgres://` or `postgresql://` URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CALLUS_SYNC_DB",
+        hide_env_values = true
+    )]
+    pub db: String,
+    /// This machine's origin (default `user@hostname`).
+    #[arg(long, value_name = "NAME")]
+    pub origin: Option<String>,
+    /// Print the status as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `callus sync push`.
@@ -511,6 +563,9 @@ pub(crate) struct SyncPushArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Report progress on stderr even when it is not a terminal.
+    #[arg(long)]
+    pub progress: bool,
 }
 
 /// `callus demo`.

@@ -234,6 +234,15 @@ fn example_input(field_path: &str, value: &str) -> serde_json::Value {
 
 /// `callus guard audit verify|tail|export`.
 pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
+    if let AuditCommand::Verify {
+        db: Some(team),
+        origin,
+        json,
+        ..
+    } = cmd
+    {
+        return crate::sync::verify::run(team, origin.as_deref(), *json);
+    }
     let db = home.db_path();
     let Some(conn) = crate::store::open_existing(&db)? else {
         return if let AuditCommand::Verify { json, .. } = cmd {
@@ -254,6 +263,7 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
             anchor,
             origin,
             json,
+            ..
         } => verify(
             home,
             &db,

@@ -26,6 +26,17 @@ pub(super) fn import(home: &Home, args: &ImportArgs) -> Result<Exit> {
 
 /// `callus record stats [--since] [--db]`.
 pub(super) fn stats(home: &Home, args: &StatsArgs) -> Result<Exit> {
-    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
+    // `--since` goes to the team store too (stats parses it again, the same way).
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| crate::window::point(s, "--since", crate::store::now_ms()))
+        .transpose()?;
+    let calls = crate::sync::Range { since, until: None };
+    let scope = crate::sync::Scope {
+        calls,
+        audit: calls,
+    };
+    let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &scope)?;
     crate::record::stats::run(&evidence, args.since.as_deref(), args.json)
 }

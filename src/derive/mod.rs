@@ -369,7 +369,9 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     let mut options = Options::from_args(args)?;
     let cwd = std::env::current_dir().ok();
     options.reviewed = reviewed::load(&LayerPaths::resolve(home, cwd.as_deref()));
-    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
+    // The window goes to the team store too: only its rows travel.
+    let scope = crate::sync::Scope::window(&options.window);
+    let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &scope)?;
     let conn = open_store(&evidence)?;
     let derivation = derive(&conn, options)?;
     if derivation.no_denominator && !derivation.candidates.is_empty() {

@@ -125,7 +125,8 @@ pub(crate) struct Report {
 pub(crate) fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
-    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
+    let evidence =
+        crate::sync::evidence_in(args.db.as_deref(), home, &team_scope(&rules, args.days))?;
     let conn = crate::store::open_existing(evidence.path())?;
     let report = build(
         &rules,
@@ -142,6 +143,25 @@ pub(crate) fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
         print!("{}", render::text(&report));
     }
     Ok(Exit::Ok)
+}
+
+/// What prune reads of a team store: the window's firings and calls, and, when a rule has a
+/// promotion date, every call (its before/after effect spans the whole recorded history).
+fn team_scope(rules: &RuleSet, days: u32) -> crate::sync::Scope {
+    let window = Window::last_days(days, crate::store::now_ms());
+    let audit = crate::sync::Range {
+        since: Some(window.since_ms),
+        until: None,
+    };
+    let promoted = rules.rules().any(|(_, r)| r.promoted().is_some());
+    crate::sync::Scope {
+        calls: if promoted {
+            crate::sync::Range::default()
+        } else {
+            audit
+        },
+        audit,
+    }
 }
 
 /// Build the report for `rules` from the store (`None`: there is no store) at time `now`.

@@ -104,11 +104,30 @@ pub(crate) struct Report {
     pub caveat: &'static str,
 }
 
+/// What the report reads of a team store: its period (`--since` absent: from the first call
+/// on, so everything up to `--until`). The period is resolved again on the copy, the same way.
+fn team_scope(args: &ReportArgs) -> Result<crate::sync::Scope> {
+    let w = Window::resolve(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        crate::store::now_ms(),
+        |until_ms| until_ms - 1,
+    )?;
+    let range = crate::sync::Range {
+        since: args.since.is_some().then_some(w.since_ms),
+        until: args.until.is_some().then_some(w.until_ms),
+    };
+    Ok(crate::sync::Scope {
+        calls: range,
+        audit: range,
+    })
+}
+
 /// `callus report [--since] [--until] [--json | --html FILE]`.
 pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
-    let evidence = crate::sync::evidence(args.db.as_deref(), home)?;
+    let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &team_scope(args)?)?;
     let conn = crate::store::open_existing(evidence.path())?;
     let first = first_call(conn.as_ref())?;
     let period = Window::resolve(

@@ -9,11 +9,15 @@
 //! script: a multi-line quoted CSV value holding a `\.` line ends the data early (measured
 //! with psql 15: `ERROR: unterminated CSV quoted field`).
 //!
-//! Guarantees: [`decode_row`] inverts [`encode_row`] for every value, including NULL versus
-//! the empty string, and understands every escape the server may emit (`\b \f \n \r \t \v
+//! Guarantees: [`decode_row`] inverts [`encode_row`] for every value without a NUL byte,
+//! including NULL versus the empty string (a NUL, which no `PostgreSQL` text can hold, is
+//! sent as [`NUL_STAND_IN`] instead of failing the whole push), and understands every escape the server may emit (`\b \f \n \r \t \v
 //! \\`, octal `\ooo` and hex `\xhh`).
 
 use std::io::{self, Write};
+
+/// What a NUL byte in a value is sent as (`PostgreSQL` text rejects NUL).
+pub(crate) const NUL_STAND_IN: &str = "\u{2400}";
 
 /// Write one row: fields tab-separated, NULLs as `\N`, ended by a newline.
 pub(crate) fn encode_row(
@@ -41,6 +45,9 @@ fn encode_field(out: &mut (impl Write + ?Sized), text: &str) -> io::Result<()> {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
+            // PostgreSQL text cannot hold NUL (`invalid byte sequence … 0x00`): it becomes
+            // U+2400 SYMBOL FOR NULL, visible and one character, so the push goes through.
+            0 => NUL_STAND_IN.as_bytes(),
             _ => continue,
         };
         out.write_all(&bytes[start..i])?;
@@ -163,6 +170,16 @@ mod tests {
             Some("x\\"),
             "a trailing lone backslash is kept"
         );
+    }
+
+    #[test]
+    fn a_nul_byte_is_sent_as_its_stand_in() {
+        let mut buf = Vec::new();
+        encode_row(&mut buf, &[Some("a\0b\0"), Some("\0")]).unwrap();
+        assert!(!buf.contains(&0), "{buf:?}");
+        let back = decode_row(buf.strip_suffix(b"\n").unwrap()).unwrap();
+        assert_eq!(back[0].as_deref(), Some("a\u{2400}b\u{2400}"));
+        assert_eq!(back[1].as_deref(), Some(NUL_STAND_IN));
     }
 
     #[test]

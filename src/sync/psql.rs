@@ -133,6 +133,10 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<V
 fn one_line(stderr: &str, url: &PgUrl) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for line in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        // PL/pgSQL's `CONTEXT:` trailer says where a RAISE was, not what went wrong.
+        if line.starts_with("CONTEXT:") || line.starts_with("PL/pgSQL function") {
+            continue;
+        }
         let line = line.strip_prefix("psql: error: ").unwrap_or(line);
         // `psql:<stdin>:12: ERROR:  …` → `ERROR:  …`
         let line = match line.strip_prefix("psql:<stdin>:") {
@@ -179,5 +183,11 @@ mod tests {
             &url,
         );
         assert_eq!(sql, "ERROR:  relation \"x\" does not exist");
+        let raised = one_line(
+            "psql:<stdin>:9: ERROR:  origin \"a\" belongs to role \"b\"\n\
+             CONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE\n",
+            &url,
+        );
+        assert_eq!(raised, "ERROR:  origin \"a\" belongs to role \"b\"");
     }
 }

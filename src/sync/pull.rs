@@ -6,6 +6,14 @@
 //! rows go into a store created with the normal migrations, in the same directory, removed
 //! when the [`TeamCopy`] is dropped.
 //!
+//! Windowed: a [`Scope`] (the reading command's own window) is pushed down into the server's
+//! queries, so only the rows the command can look at travel: tool calls whose time
+//! (`COALESCE(started_ms, ended_ms)`, indexed since schema 2) is in the calls' window, audit
+//! records whose `ts_ms` is in the audit window, and the sessions those calls name or that
+//! were active in the window. Every reading stage filters the same way on the same columns,
+//! so its result on the copy is the one it would get on the whole store. The team's totals
+//! come back too, so the note can say how many rows moved of how many there are.
+//!
 //! Merging: the same call or session pushed by two origins (two people importing one
 //! transcript give it the same `tool_use_id`) is kept once, preferring a settled status over
 //! `pending`. Audit records of every origin are merged in time order with new sequence
@@ -32,6 +40,83 @@ pub(crate) const MERGED_PREV: &str = "team-merged: not a chain";
 /// What `psql` prints when the team store has no callus schema.
 const NO_SCHEMA: &str = "callus:no-team-store";
 
+/// A half-open range of Unix milliseconds; `None` bounds are open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Range {
+    /// First millisecond inside.
+    pub since: Option<i64>,
+    /// First millisecond after.
+    pub until: Option<i64>,
+}
+
+impl Range {
+    /// `[since, until)` of a window.
+    #[must_use]
+    pub(crate) fn of(window: &crate::window::Window) -> Self {
+        Range {
+            since: Some(window.since_ms),
+            until: Some(window.until_ms),
+        }
+    }
+
+    /// Is everything inside?
+    #[must_use]
+    pub(crate) fn is_all(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
+    /// An SQL condition on the expression `at` (always true when unbounded).
+    fn condition(&self, at: &str) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = self.since {
+            parts.push(format!("{at} >= {s}"));
+        }
+        if let Some(u) = self.until {
+            parts.push(format!("{at} < {u}"));
+        }
+        if parts.is_empty() {
+            "true".to_string()
+        } else {
+            parts.join(" AND ")
+        }
+    }
+}
+
+/// What a reading command needs from the team store.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// Tool calls (and their sessions).
+    pub calls: Range,
+    /// Audit records.
+    pub audit: Range,
+}
+
+impl Scope {
+    /// Everything.
+    pub(crate) const ALL: Scope = Scope {
+        calls: Range {
+            since: None,
+            until: None,
+        },
+        audit: Range {
+            since: None,
+            until: None,
+        },
+    };
+
+    /// The same window for calls and audit records.
+    #[must_use]
+    pub(crate) fn window(window: &crate::window::Window) -> Self {
+        Scope {
+            calls: Range::of(window),
+            audit: Range::of(window),
+        }
+    }
+}
+
+/// A call's time, as every reading stage takes it.
+const CALL_TIME: &str = "COALESCE(started_ms, ended_ms)";
+
 /// A temporary local copy of the team's evidence.
 #[derive(Debug)]
 pub(crate) struct TeamCopy {
@@ -44,6 +129,12 @@ pub(crate) struct TeamCopy {
     pub calls: u64,
     /// Audit records copied.
     pub audit: u64,
+    /// Tool calls the team store holds in all (what a whole copy would move).
+    pub team_calls: u64,
+    /// Audit records the team store holds in all.
+    pub team_audit: u64,
+    /// Rows that travelled (sessions, calls and audit records, before merging).
+    pub moved: u64,
 }
 
 impl TeamCopy {
@@ -54,8 +145,8 @@ impl TeamCopy {
     }
 }
 
-/// Copy the team's evidence at `url` into a fresh temporary store.
-pub(crate) fn pull(url: &PgUrl) -> Result<TeamCopy> {
+/// Copy the team's evidence at `url` that `scope` needs into a fresh temporary store.
+pub(crate) fn pull(url: &PgUrl, scope: &Scope, progress: bool) -> Result<TeamCopy> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("callus-team-");
     #[cfg(unix)]
@@ -82,20 +173,28 @@ pub(crate) fn pull(url: &PgUrl) -> Result<TeamCopy> {
          AND to_regclass('callus.audit') IS NOT NULL AND to_regclass('callus.meta') IS NOT NULL AS present \\gset\n\
          \\if :present\n\
          {check}\n\
-         \\copy (SELECT DISTINCT ON (id) origin, {sessions} FROM callus.sessions ORDER BY id, origin) TO '{sf}'\n\
-         \\copy (SELECT DISTINCT ON (tool_use_id) origin, {calls} FROM callus.tool_calls ORDER BY tool_use_id, status = 'pending', origin) TO '{cf}'\n\
-         \\copy (SELECT origin, {audit} FROM callus.audit ORDER BY ts_ms, origin, seq) TO '{af}'\n\
+         SELECT 'total', (SELECT count(*) FROM callus.tool_calls), (SELECT count(*) FROM callus.audit);\n\
+         \\copy (SELECT DISTINCT ON (id) origin, {sessions} FROM callus.sessions WHERE {session_cond} ORDER BY id, origin) TO '{sf}'\n\
+         \\copy (SELECT DISTINCT ON (tool_use_id) origin, {calls} FROM callus.tool_calls WHERE {call_cond} ORDER BY tool_use_id, status = 'pending', origin) TO '{cf}'\n\
+         \\copy (SELECT origin, {audit} FROM callus.audit WHERE {audit_cond} ORDER BY ts_ms, origin, seq) TO '{af}'\n\
          \\else\n\
          \\echo {NO_SCHEMA}\n\
          \\endif\n\
          COMMIT;\n",
         check = schema::version_check(),
+        call_cond = scope.calls.condition(CALL_TIME),
+        audit_cond = scope.audit.condition("ts_ms"),
+        session_cond = session_condition(&scope.calls),
         sessions = SESSIONS.column_list(),
         calls = TOOL_CALLS.column_list(),
         audit = AUDIT.column_list(),
         sf = file("sessions").display(),
         cf = file("tool_calls").display(),
         af = file("audit").display(),
+    );
+    super::progress::Progress::note(
+        progress,
+        &format!("reading the team store {}…", url.shown()),
     );
     let out = super::psql::run(url, "pull", |w| {
         w.write_all(script.as_bytes())
@@ -107,15 +206,40 @@ pub(crate) fn pull(url: &PgUrl) -> Result<TeamCopy> {
             url.shown()
         )));
     }
+    let (team_calls, team_audit) = out
+        .lines()
+        .find_map(|l| {
+            let mut f = l.split('|');
+            (f.next() == Some("total")).then_some(())?;
+            Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+        })
+        .unwrap_or((0, 0));
     let path = dir.path().join("callus.db");
     let mut conn = crate::store::open(&path)?;
     let tx = conn
         .transaction()
         .map_err(|e| Error::sql("begin team copy", e))?;
     let mut origins = BTreeSet::new();
-    load(&tx, &file("sessions"), &SESSIONS, &mut origins)?;
-    let calls = load(&tx, &file("tool_calls"), &TOOL_CALLS, &mut origins)?;
-    let audit = load(&tx, &file("audit"), &AUDIT, &mut origins)?;
+    let bytes: u64 = ["sessions", "tool_calls", "audit"]
+        .iter()
+        .filter_map(|n| std::fs::metadata(file(n)).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut loaded = super::progress::Progress::new("team copy: bytes loaded", bytes, progress);
+    let mut moved = 0;
+    let (_, n) = load(&tx, &file("sessions"), &SESSIONS, &mut origins, &mut loaded)?;
+    moved += n;
+    let (calls, n) = load(
+        &tx,
+        &file("tool_calls"),
+        &TOOL_CALLS,
+        &mut origins,
+        &mut loaded,
+    )?;
+    moved += n;
+    let (audit, n) = load(&tx, &file("audit"), &AUDIT, &mut origins, &mut loaded)?;
+    moved += n;
+    loaded.finish();
     tx.commit().map_err(|e| Error::sql("commit team copy", e))?;
     drop(conn);
     Ok(TeamCopy {
@@ -124,16 +248,34 @@ pub(crate) fn pull(url: &PgUrl) -> Result<TeamCopy> {
         origins: origins.len(),
         calls,
         audit,
+        team_calls,
+        team_audit,
+        moved,
     })
 }
 
+/// Sessions the calls in `calls` name, or active in it: a session outside the window that a
+/// windowed call names still arrives (its row is what `record stats` counts by).
+fn session_condition(calls: &Range) -> String {
+    if calls.is_all() {
+        return "true".to_string();
+    }
+    let active = calls.condition("GREATEST(started_ms, ended_ms, last_event_ms)");
+    format!(
+        "(({active}) OR id IN (SELECT session_id FROM callus.tool_calls WHERE {}))",
+        calls.condition(CALL_TIME)
+    )
+}
+
 /// Insert the rows of one COPY file into `table`; audit rows are renumbered and unchained.
+/// Returns (rows inserted, rows read).
 fn load(
     conn: &Connection,
     file: &Path,
     table: &Table,
     origins: &mut BTreeSet<String>,
-) -> Result<u64> {
+    loaded: &mut super::progress::Progress,
+) -> Result<(u64, u64)> {
     let width = table.columns.len();
     let marks = vec!["?"; width].join(", ");
     let mut insert = conn
@@ -150,8 +292,11 @@ fn load(
     let reader =
         std::io::BufReader::new(std::fs::File::open(file).map_err(|e| Error::io(file, e))?);
     let mut n = 0u64;
+    let mut read = 0u64;
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| Error::io(file, e))?;
+        read += 1;
+        loaded.add(line.len() as u64 + 1);
         let bad =
             |msg: String| Error::Invalid(format!("team {}, row {}: {msg}", table.name, i + 1));
         let mut fields = copy_text::decode_row(&line).map_err(bad)?;
@@ -171,7 +316,7 @@ fn load(
             .execute(rusqlite::params_from_iter(fields.iter()))
             .map_err(|e| Error::sql(format!("copy team {}", table.name), e))? as u64;
     }
-    Ok(n)
+    Ok((n, read))
 }
 
 #[cfg(test)]
@@ -230,7 +375,11 @@ mod tests {
         std::fs::write(&file, lines).unwrap();
         let conn = crate::store::open_in_memory().unwrap();
         let mut origins = BTreeSet::new();
-        assert_eq!(load(&conn, &file, &AUDIT, &mut origins).unwrap(), 2);
+        let mut quiet = crate::sync::progress::Progress::new("t", 0, false);
+        assert_eq!(
+            load(&conn, &file, &AUDIT, &mut origins, &mut quiet).unwrap(),
+            (2, 2)
+        );
         assert_eq!(origins.len(), 2);
         let seqs: Vec<i64> = conn
             .prepare("SELECT seq FROM audit ORDER BY seq")
@@ -247,5 +396,30 @@ mod tests {
             "{check:?}"
         );
         assert_eq!(check.head, None);
+    }
+
+    #[test]
+    fn a_scope_becomes_the_servers_where_clause() {
+        let w = Range {
+            since: Some(100),
+            until: Some(200),
+        };
+        assert_eq!(
+            w.condition(CALL_TIME),
+            "COALESCE(started_ms, ended_ms) >= 100 AND COALESCE(started_ms, ended_ms) < 200"
+        );
+        assert_eq!(Range::default().condition("ts_ms"), "true");
+        let open_end = Range {
+            since: Some(5),
+            until: None,
+        };
+        assert_eq!(open_end.condition("ts_ms"), "ts_ms >= 5");
+        assert_eq!(session_condition(&Range::default()), "true");
+        let s = session_condition(&w);
+        assert!(
+            s.contains("GREATEST(started_ms, ended_ms, last_event_ms) >= 100"),
+            "{s}"
+        );
+        assert!(s.contains("OR id IN (SELECT session_id"), "{s}");
     }
 }

@@ -1,16 +1,27 @@
 //! `callus sync push`: this machine's evidence into the team's `PostgreSQL`, in one transaction.
 //!
-//! The script streamed to `psql`: lock, create the schema if missing, COPY every local row
-//! (tagged with the origin) into temporary tables, then `INSERT … ON CONFLICT DO UPDATE`
-//! into the team tables, touching only rows whose values differ, and `COMMIT`. So a push is
-//! all or nothing, pushing twice adds nothing, and a row that changed locally (a pending call
-//! that then failed) is updated in place. Audit records are append-only: a record already
-//! there is left alone, and one that differs from what the team holds at the same
-//! `(origin, seq)` — this origin's chain was restarted or rewritten — aborts the push rather
-//! than fork the chain. A local chain that does not verify is not pushed at all.
+//! The script streamed to `psql`: lock, create the schema if missing (an older one is
+//! refused: `sync init` upgrades it), claim the origin for the pushing role or refuse it
+//! (below), COPY every local row (tagged with the origin) into temporary tables, then
+//! `INSERT … ON CONFLICT DO UPDATE` into the team tables, touching only rows whose values
+//! differ, record the chain head pushed as an anchor, and `COMMIT`. So a push is all or
+//! nothing, pushing twice adds nothing, and a row that changed locally (a pending call that
+//! then failed) is updated in place. An interrupted push (killed, disconnected) commits
+//! nothing, so the next push sends everything again and the totals come out exact. Audit
+//! records are append-only: a record already there is left alone, and one that differs from
+//! what the team holds at the same `(origin, seq)` — this origin's chain was restarted or
+//! rewritten — aborts the push rather than fork the chain. A local chain that does not
+//! verify is not pushed at all.
 //!
-//! Only what the local store holds is sent (it is redacted on the way in); nothing raw is
-//! re-read. Nothing is ever deleted from the team store.
+//! Origins are authenticated: `callus.origins` binds each origin to the `PostgreSQL` role
+//! that first pushed it, and a push by any other role is refused inside the transaction,
+//! before a row is written (row-level security enforces the same for roles that do not own
+//! the tables, whatever client they use).
+//!
+//! What is sent is what the local store holds (redacted on the way in), redacted once more
+//! (`crate::redact`, for rows an older callus recorded) in its free-text columns; a NUL byte
+//! is sent as a stand-in (`copy_text`). Nothing is ever deleted from the team store.
+//! [`Mode::DryRun`] runs the same script and rolls back: what a push would do (`sync status`).
 
 use std::io::Write;
 
@@ -18,8 +29,9 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 use serde::Serialize;
 
+use super::progress::Progress;
 use super::schema::{self, TABLES, Table};
-use super::target::{PgUrl, Target};
+use super::target::{PgUrl, team_url};
 use super::{copy_text, origin, psql};
 use crate::cli::SyncPushArgs;
 use crate::config::Home;
@@ -36,6 +48,19 @@ pub(crate) struct Counts {
     pub updated: u64,
     /// Rows the team store already had as they are.
     pub unchanged: u64,
+}
+
+/// Columns redacted again on the way out (free text; keys, digests and the audit records,
+/// which are inside their hash chain, are sent as stored).
+const REDACTED: [&str; 4] = ["command", "error", "cwd", "repo_root"];
+
+/// Whether a push commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Push.
+    Commit,
+    /// Do everything, report the counts, roll back.
+    DryRun,
 }
 
 /// The result of one push.
@@ -55,16 +80,7 @@ pub(crate) struct Summary {
 
 /// `callus sync push --db URL [--origin NAME] [--json]`.
 pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
-    let url = match Target::parse(&args.db) {
-        Target::Postgres(url) => url,
-        Target::Sqlite(_) => {
-            return Err(Error::Invalid(format!(
-                "sync push --db '{}': expected a postgres:// or postgresql:// URL",
-                crate::redact::redact(&args.db)
-            )));
-        }
-    };
-    url.refuse_password_on_command_line(&args.db)?;
+    let url = team_url(&args.db, "sync push")?;
     let origin = origin::resolve(args.origin.as_deref())?;
     let path = home.db_path();
     let conn = crate::store::open_existing(&path)?.ok_or_else(|| {
@@ -81,7 +97,8 @@ pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
         );
         return Ok(Exit::Problem);
     }
-    let summary = push(&conn, &url, &origin)?;
+    let progress = super::progress::wanted(args.progress);
+    let summary = push(&conn, &url, &origin, Mode::Commit, progress)?;
     if args.json {
         crate::output::print_json(
             &serde_json::to_value(&summary).map_err(|e| Error::json("push summary", e))?,
@@ -92,8 +109,14 @@ pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// Push every row of `conn` to `url` as `origin`.
-pub(crate) fn push(conn: &Connection, url: &PgUrl, origin: &str) -> Result<Summary> {
+/// Push every row of `conn` to `url` as `origin` (or only count what that would do).
+pub(crate) fn push(
+    conn: &Connection,
+    url: &PgUrl,
+    origin: &str,
+    mode: Mode,
+    progress: bool,
+) -> Result<Summary> {
     let mut local = [0u64; 3];
     for (n, table) in local.iter_mut().zip(TABLES) {
         *n = conn
@@ -102,7 +125,9 @@ pub(crate) fn push(conn: &Connection, url: &PgUrl, origin: &str) -> Result<Summa
             })
             .map_err(|e| Error::sql(format!("count {}", table.name), e))? as u64;
     }
-    let out = psql::run(url, "push", |w| script(conn, origin, w))?;
+    let mut sent = Progress::new("push: rows sent", local.iter().sum(), progress);
+    let out = psql::run(url, "push", |w| script(conn, origin, mode, &mut sent, w))?;
+    sent.finish();
     let mut counts = [Counts::default(); 3];
     for line in out.lines() {
         let mut parts = line.split('|');
@@ -130,10 +155,19 @@ pub(crate) fn push(conn: &Connection, url: &PgUrl, origin: &str) -> Result<Summa
 }
 
 /// The whole push script, streamed to `out`.
-fn script(conn: &Connection, origin: &str, out: &mut dyn Write) -> Result<()> {
+fn script(
+    conn: &Connection,
+    origin: &str,
+    mode: Mode,
+    sent: &mut Progress,
+    out: &mut dyn Write,
+) -> Result<()> {
     let io = |e| Error::io("psql (stdin)", e);
-    let mut sql = String::from("SET client_min_messages = warning;\nBEGIN;\n");
-    sql.push_str(&schema::ddl());
+    let mut sql = String::from(
+        "SET client_min_messages = warning;\nSET standard_conforming_strings = on;\nBEGIN;\n",
+    );
+    sql.push_str(&schema::prelude(schema::Upgrade::CreateOnly));
+    sql.push_str(&claim(origin));
     out.write_all(sql.as_bytes()).map_err(io)?;
     for table in TABLES {
         write!(
@@ -144,18 +178,61 @@ fn script(conn: &Connection, origin: &str, out: &mut dyn Write) -> Result<()> {
             cols = table.column_list()
         )
         .map_err(io)?;
-        copy_rows(conn, table, origin, out)?;
+        copy_rows(conn, table, origin, sent, out)?;
         out.write_all(b"\\.\n").map_err(io)?;
     }
     out.write_all(audit_guard().as_bytes()).map_err(io)?;
     for table in TABLES {
         out.write_all(upsert(table).as_bytes()).map_err(io)?;
     }
-    out.write_all(b"COMMIT;\n").map_err(io)
+    out.write_all(after_push().as_bytes()).map_err(io)?;
+    let end: &[u8] = match mode {
+        Mode::Commit => b"COMMIT;\n",
+        Mode::DryRun => b"ROLLBACK;\n",
+    };
+    out.write_all(end).map_err(io)
+}
+
+/// Bind `origin` to the pushing role if nobody has it yet; refuse it if another role does.
+fn claim(origin: &str) -> String {
+    format!(
+        "SELECT set_config('callus.origin', {lit}, true) AS callus_ignored \\gset\n\
+         INSERT INTO callus.origins (origin, role, first_ms, last_ms) VALUES \
+         (current_setting('callus.origin'), current_user, {NOW_MS}, {NOW_MS}) \
+         ON CONFLICT (origin) DO NOTHING;\n\
+         DO $$ DECLARE owner text; BEGIN\n\
+         SELECT role INTO owner FROM callus.origins WHERE origin = current_setting('callus.origin');\n\
+         IF owner IS DISTINCT FROM current_user::text THEN RAISE EXCEPTION \
+         'origin \"%\" belongs to the PostgreSQL role \"%\", and this push runs as \"%\": push \
+         under an origin of your own (--origin), or have the team store''s owner reassign it \
+         (docs/team-store.md)', current_setting('callus.origin'), owner, current_user;\n\
+         END IF; END $$;\n",
+        lit = schema::literal(origin)
+    )
+}
+
+/// Milliseconds since the epoch, in SQL.
+const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/// After the upserts: the chain head this push carried becomes an anchor, and the origin's
+/// last push time moves.
+fn after_push() -> String {
+    format!(
+        "INSERT INTO callus.anchors (origin, seq, hash, pushed_ms, role) \
+         SELECT origin, seq, hash, {NOW_MS}, current_user FROM push_audit ORDER BY seq DESC LIMIT 1 \
+         ON CONFLICT (origin, seq) DO NOTHING;\n\
+         UPDATE callus.origins SET last_ms = {NOW_MS} WHERE origin = current_setting('callus.origin');\n"
+    )
 }
 
 /// Every row of `table`, as COPY text lines prefixed with the origin.
-fn copy_rows(conn: &Connection, table: &Table, origin: &str, out: &mut dyn Write) -> Result<()> {
+fn copy_rows(
+    conn: &Connection,
+    table: &Table,
+    origin: &str,
+    sent: &mut Progress,
+    out: &mut dyn Write,
+) -> Result<()> {
     let op = format!("read {} for push", table.name);
     let mut stmt = conn
         .prepare(&format!(
@@ -166,17 +243,27 @@ fn copy_rows(conn: &Connection, table: &Table, origin: &str, out: &mut dyn Write
         .map_err(|e| Error::sql(&op, e))?;
     let mut rows = stmt.query([]).map_err(|e| Error::sql(&op, e))?;
     let width = table.columns.len();
+    let redacted: Vec<bool> = table
+        .columns
+        .iter()
+        .map(|(name, _)| table.name != schema::AUDIT.name && REDACTED.contains(name))
+        .collect();
     let mut texts: Vec<Option<String>> = Vec::with_capacity(width);
     while let Some(row) = rows.next().map_err(|e| Error::sql(&op, e))? {
         texts.clear();
-        for i in 0..width {
+        for (i, &redact) in redacted.iter().enumerate() {
             let value = row.get_ref(i).map_err(|e| Error::sql(&op, e))?;
             texts.push(match value {
                 ValueRef::Null => None,
                 ValueRef::Integer(n) => Some(n.to_string()),
                 ValueRef::Real(x) => Some(x.to_string()),
                 ValueRef::Text(t) | ValueRef::Blob(t) => {
-                    Some(String::from_utf8_lossy(t).into_owned())
+                    let text = String::from_utf8_lossy(t);
+                    Some(if redact {
+                        crate::redact::redact(&text).into_owned()
+                    } else {
+                        text.into_owned()
+                    })
                 }
             });
         }
@@ -184,6 +271,7 @@ fn copy_rows(conn: &Connection, table: &Table, origin: &str, out: &mut dyn Write
         fields.push(Some(origin));
         fields.extend(texts.iter().map(Option::as_deref));
         copy_text::encode_row(out, &fields).map_err(|e| Error::io("psql (stdin)", e))?;
+        sent.add(1);
     }
     Ok(())
 }
@@ -282,7 +370,8 @@ mod tests {
         )
         .unwrap();
         let mut buf = Vec::new();
-        script(&conn, "me@box", &mut buf).unwrap();
+        let mut quiet = Progress::new("test", 0, false);
+        script(&conn, "me@box", Mode::Commit, &mut quiet, &mut buf).unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("me@box\ts1\tcodex\thook\t\\N"), "{text}");
         assert!(text.contains("echo a\\tb\\n\\\\."), "{text}");
@@ -292,5 +381,15 @@ mod tests {
             "one end marker per table"
         );
         assert!(text.trim_end().ends_with("COMMIT;"));
+        let claim_at = text.find("INSERT INTO callus.origins").unwrap();
+        let first_copy = text.find("COPY push_").unwrap();
+        assert!(
+            claim_at < first_copy,
+            "the origin is checked before any row"
+        );
+        let mut dry = Vec::new();
+        script(&conn, "me@box", Mode::DryRun, &mut quiet, &mut dry).unwrap();
+        let dry = String::from_utf8(dry).unwrap();
+        assert!(dry.trim_end().ends_with("ROLLBACK;") && !dry.contains("\nCOMMIT;"));
     }
 }

@@ -1,19 +1,39 @@
 //! The team schema in `PostgreSQL`: the local store's three evidence tables, each row tagged
-//! with the `origin` that pushed it.
+//! with the `origin` that pushed it, and the migrations that build and upgrade it.
 //!
 //! Every table's key starts with `origin`, so a push can only ever insert or update its own
 //! origin's rows, and each origin's audit chain (`origin, seq`) stays whole beside the
 //! others'. Columns mirror `migrations/*.sql` one for one (INTEGER → `bigint`, TEXT →
-//! `text`); a unit test compares them with a freshly migrated store, so a migration that adds
-//! a column cannot silently stop it from reaching the team. The DDL is idempotent and runs
-//! under a transaction-scoped advisory lock, so concurrent first pushes do not race to create
-//! the schema. `callus.meta` holds the team schema's version; a newer one than this binary
-//! knows is refused rather than written to.
+//! `text`); a unit test compares them with a freshly migrated store, and a test against a
+//! real server compares them with a freshly migrated team schema.
+//!
+//! Migrations: `migrations/postgres/NNNN_*.sql`, applied in order, each once, inside the
+//! caller's transaction and under a transaction-scoped advisory lock (concurrent first pushes
+//! do not race). `callus.meta`'s `schema` row holds the version reached (migration 1 is the
+//! schema releases before migrations wrote, so their databases are at 1 already). `sync init`
+//! applies whatever is missing; `sync push` creates a missing schema but refuses an older one
+//! (run `sync init`, as the schema's owner) and a newer one (upgrade callus); reads refuse a
+//! newer one.
 
 use std::fmt::Write as _;
 
+/// The team migrations, in order: migration `n` brings the schema to version `n`.
+pub(crate) const MIGRATIONS: [&str; 2] = [
+    include_str!("../../migrations/postgres/0001_initial.sql"),
+    include_str!("../../migrations/postgres/0002_origins.sql"),
+];
+
 /// The schema version this binary writes and reads.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: usize = MIGRATIONS.len();
+
+/// What the schema prelude may do to an older schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Upgrade {
+    /// `sync init`: apply every missing migration.
+    Apply,
+    /// `sync push`: create a missing schema; refuse an older one.
+    CreateOnly,
+}
 
 /// One mirrored table.
 #[derive(Debug)]
@@ -97,44 +117,65 @@ pub(crate) const AUDIT: Table = Table {
 /// The mirrored tables, in push order.
 pub(crate) const TABLES: [&Table; 3] = [&SESSIONS, &TOOL_CALLS, &AUDIT];
 
-/// Statements that create the schema if it is missing and refuse a newer one. Run inside the
-/// push's transaction.
-pub(crate) fn ddl() -> String {
+/// `psql` statements that bring the schema to [`VERSION`] (as `upgrade` allows) or fail,
+/// and print `schema|FROM|TO`. Run inside the caller's transaction.
+pub(crate) fn prelude(upgrade: Upgrade) -> String {
     let mut sql = String::from(
         "SELECT pg_advisory_xact_lock(hashtext('callus.sync.schema'));\n\
-         CREATE SCHEMA IF NOT EXISTS callus;\n\
-         CREATE TABLE IF NOT EXISTS callus.meta (key text PRIMARY KEY, value text NOT NULL);\n",
+         SELECT to_regclass('callus.meta') IS NOT NULL AS callus_present \\gset\n\
+         \\if :callus_present\n\
+         SELECT coalesce((SELECT value::int FROM callus.meta WHERE key = 'schema'), 0) AS callus_version \\gset\n\
+         \\else\n\
+         \\set callus_version 0\n\
+         \\endif\n\
+         SELECT set_config('callus.version', :'callus_version', true) AS callus_ignored \\gset\n",
     );
+    let refuse_older = match upgrade {
+        Upgrade::Apply => String::new(),
+        Upgrade::CreateOnly => format!(
+            "IF v > 0 AND v < {VERSION} THEN RAISE EXCEPTION 'the team schema is version %, \
+             older than this callus writes (version {VERSION}): run `callus sync init --db …` \
+             as the schema''s owner to upgrade it', v; END IF;\n"
+        ),
+    };
     let _ = writeln!(
         sql,
-        "INSERT INTO callus.meta (key, value) VALUES ('schema', '{VERSION}') ON CONFLICT (key) DO NOTHING;"
+        "DO $$ DECLARE v int := current_setting('callus.version')::int; BEGIN\n\
+         IF v > {VERSION} THEN RAISE EXCEPTION 'the team schema is version %, newer than this \
+         callus knows (version {VERSION}): upgrade callus', v; END IF;\n\
+         {refuse_older}END $$;"
     );
-    let _ = writeln!(sql, "{}", version_check());
-    for table in TABLES {
-        let mut columns = String::from("origin text NOT NULL");
-        for (name, ty) in table.columns {
-            let _ = write!(columns, ", {name} {ty}");
-        }
+    for (i, migration) in MIGRATIONS.iter().enumerate() {
         let _ = writeln!(
             sql,
-            "CREATE TABLE IF NOT EXISTS callus.{} ({columns}, PRIMARY KEY (origin, {}));",
-            table.name, table.key
+            "SELECT :callus_version < {n} AS callus_apply \\gset\n\\if :callus_apply\n{}\n\\endif",
+            migration.trim_end(),
+            n = i + 1
         );
     }
-    sql.push_str(
-        "CREATE INDEX IF NOT EXISTS tool_calls_id ON callus.tool_calls (tool_use_id);\n\
-         CREATE INDEX IF NOT EXISTS sessions_id ON callus.sessions (id);\n",
+    let _ = writeln!(
+        sql,
+        "SELECT :callus_version < {VERSION} AS callus_apply \\gset\n\\if :callus_apply\n\
+         INSERT INTO callus.meta (key, value) VALUES ('schema', '{VERSION}') \
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;\n\\endif\n\
+         SELECT 'schema', :callus_version, {VERSION};"
     );
     sql
 }
 
-/// A statement that fails when the team schema is newer than [`VERSION`].
+/// A statement that fails when the team schema is newer than [`VERSION`] (reads accept any
+/// older one: the evidence tables have not changed shape since version 1).
 pub(crate) fn version_check() -> String {
     format!(
         "DO $$ BEGIN IF (SELECT value::int FROM callus.meta WHERE key = 'schema') > {VERSION} THEN \
          RAISE EXCEPTION 'the team schema is newer than this callus (version {VERSION}): upgrade callus'; \
          END IF; END $$;"
     )
+}
+
+/// `text` as an SQL string literal (`standard_conforming_strings` is on in every script).
+pub(crate) fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }
 
 #[cfg(test)]
@@ -173,14 +214,37 @@ mod tests {
     }
 
     #[test]
-    fn every_table_is_keyed_by_origin_first() {
-        let ddl = ddl();
+    fn migration_one_creates_every_table_keyed_by_origin_first() {
         for table in TABLES {
-            assert!(
-                ddl.contains(&format!("PRIMARY KEY (origin, {}))", table.key)),
-                "{ddl}"
+            let mut columns = String::from("origin text NOT NULL");
+            for (name, ty) in table.columns {
+                let _ = write!(columns, ", {name} {ty}");
+            }
+            let create = format!(
+                "CREATE TABLE IF NOT EXISTS callus.{} ({columns}, PRIMARY KEY (origin, {}));",
+                table.name, table.key
             );
-            assert!(table.columns.iter().any(|(n, _)| *n == table.key));
+            assert!(MIGRATIONS[0].contains(&create), "{create}");
         }
+    }
+
+    #[test]
+    fn the_prelude_applies_each_migration_once_in_order_and_push_refuses_older() {
+        let init = prelude(Upgrade::Apply);
+        let mut at = 0;
+        for n in 1..=VERSION {
+            let gate = format!("SELECT :callus_version < {n} AS callus_apply");
+            let found = init[at..].find(&gate).unwrap_or_else(|| panic!("{gate}"));
+            at += found + gate.len();
+        }
+        assert!(!init.contains("older than this callus"));
+        let push = prelude(Upgrade::CreateOnly);
+        assert!(push.contains("IF v > 0 AND v < 2 THEN"), "{push}");
+        assert!(push.contains("IF v > 2 THEN"), "{push}");
+    }
+
+    #[test]
+    fn literals_double_their_quotes() {
+        assert_eq!(literal("o'brien@x"), "'o''brien@x'");
     }
 }

@@ -32,6 +32,19 @@ impl Target {
     }
 }
 
+/// The team database a `sync` command (`what`, for the message) was given: a `postgres://`
+/// URL whose password did not come on the command line.
+pub(crate) fn team_url(db: &str, what: &str) -> crate::Result<PgUrl> {
+    let url = PgUrl::parse(db).ok_or_else(|| {
+        crate::Error::Invalid(format!(
+            "{what} --db '{}': expected a postgres:// or postgresql:// URL",
+            crate::redact::redact(db)
+        ))
+    })?;
+    url.refuse_password_on_command_line(db)?;
+    Ok(url)
+}
+
 /// A `PostgreSQL` URL split into the part that may be shown and the password.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct PgUrl {
