@@ -3,6 +3,7 @@
 //! real hooks (`callus record`, `callus guard`).
 
 mod server;
+mod team;
 
 use std::path::Path;
 

@@ -74,10 +74,16 @@ impl Progress {
         }
     }
 
-    /// The phase is over: a terminal's line is finished.
+    /// The phase is over: the final count is shown (a terminal's line is finished).
     pub(crate) fn finish(&self) {
-        if self.enabled && self.tty && self.total > 0 {
+        if !self.enabled || self.total == 0 {
+            return;
+        }
+        if self.tty {
             eprintln!("\rcallus: {} {}/{}\x1b[K", self.what, self.done, self.total);
+        } else if self.next_step != self.done + step(self.total) {
+            // The last step printed was not the end.
+            eprintln!("callus: {} {}/{}", self.what, self.done, self.total);
         }
     }
 }

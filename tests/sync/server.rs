@@ -273,3 +273,89 @@ fn postgres_ids() -> Option<(u32, u32)> {
             .flatten()
     })
 }
+
+/// A login role of its own for one test (roles are cluster-wide, tests run in parallel).
+pub(crate) struct Role {
+    pub(crate) name: String,
+    pub(crate) password: String,
+}
+
+impl Server {
+    /// Create a login role named after `who` and this test's database.
+    pub(crate) fn create_role(&self, db: &str, who: &str) -> Role {
+        let name = format!("{who}_{}", db_name(db));
+        let password = format!("pw-{name}-9c1e");
+        self.psql(
+            "postgres",
+            &format!("CREATE ROLE {name} LOGIN PASSWORD '{password}'"),
+        );
+        Role { name, password }
+    }
+
+    /// The URL of `db` (a URL from [`Server::create_db`]) for `role`, without its password.
+    pub(crate) fn url_as(&self, db: &str, role: &Role) -> String {
+        self.url_without_password(&db_name(db)).replacen(
+            "postgres://postgres@",
+            &format!("postgres://{}@", role.name),
+            1,
+        )
+    }
+
+    /// Run SQL in `db` as `role`: its rows, or psql's error.
+    pub(crate) fn psql_as(&self, db: &str, role: &Role, sql: &str) -> Result<String, String> {
+        let out = Command::new("psql")
+            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", &self.socket.display().to_string()])
+            .args(["-p", &self.port.to_string(), "-U", &role.name])
+            .args(["-d", &db_name(db), "-c", sql])
+            .env("PGPASSWORD", &role.password)
+            .output()
+            .expect("run psql");
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// Open a session on `db` that runs `sql` inside a transaction and keeps it open (holding
+    /// whatever locks it took) until the returned holder is released.
+    pub(crate) fn hold(&self, db: &str, sql: &str) -> Holder {
+        use std::io::{BufRead as _, Write as _};
+        let mut child = Command::new("psql")
+            .args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", &self.socket.display().to_string()])
+            .args(["-p", &self.port.to_string(), "-U", "postgres"])
+            .args(["-d", &db_name(db)])
+            .env("PGPASSWORD", PASSWORD)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run psql");
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "BEGIN; {sql}; SELECT 'held';").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "held", "the holding session did not start");
+        Holder { child, stdin }
+    }
+}
+
+/// A session holding a transaction open (see [`Server::hold`]).
+pub(crate) struct Holder {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+}
+
+impl Holder {
+    /// Roll the transaction back and end the session.
+    pub(crate) fn release(mut self) {
+        use std::io::Write as _;
+        let _ = writeln!(self.stdin, "ROLLBACK;");
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
