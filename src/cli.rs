@@ -489,9 +489,11 @@ pub(crate) enum SessionCommand {
 pub(crate) enum SyncCommand {
     /// Upload this machine's sessions, tool calls and audit records to the team database
     ///
-    /// Creates the `callus` schema if it is missing, then upserts every local row in one
-    /// transaction: pushing twice adds nothing, a row that changed here (a pending call that
-    /// failed) is updated there. Only what the local store holds is sent, already redacted.
+    /// Creates the `callus` schema if it is missing (an older one is refused: `sync init`
+    /// upgrades it), claims the origin for the pushing `PostgreSQL` role (another role's
+    /// origin is refused), then upserts every local row in one transaction: pushing twice
+    /// adds nothing, a row that changed here (a pending call that failed) is updated there,
+    /// and an interrupted push commits nothing. Only what the local store holds is sent, already redacted.
     /// Talks to `PostgreSQL` through `psql`, so every libpq convention works (`~/.pgpass`,
     /// `PGPASSWORD`, `sslmode=…` in the URL); a password in the URL is handed to `psql` in
     /// its environment, never on its command line.

@@ -2,6 +2,7 @@
 //! real binary against a real `PostgreSQL` (see `sync/server.rs`), with stores filled by the
 //! real hooks (`callus record`, `callus guard`).
 
+mod reads;
 mod server;
 mod team;
 
