@@ -21,7 +21,7 @@
 # - derive 7d: `callus derive --since 7d --db postgres://…` (window pushed to the server) vs
 #   `--since 400d` (every row moved), rows moved as the stderr note reports them; baseline:
 #   the same `derive --since 7d` on the local SQLite store.
-# No targets: figures only (exit 1 only when a step fails or rows moved disagree with the
+# KEEP_WORK=1 keeps the work directory. No targets: figures only (exit 1 only when a step fails or rows moved disagree with the
 # window).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -55,12 +55,11 @@ if [[ $(id -u) == 0 ]]; then
     as_pg=(runuser -u postgres --)
     chown postgres: "$WORK"
 fi
-cleanup() {
+cleanup() { # the server always stops; KEEP_WORK=1 keeps the files (store, outputs, data)
     "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$WORK"
+    if [[ -n ${KEEP_WORK:-} ]]; then echo "kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-[[ -n ${KEEP_WORK:-} ]] && trap - EXIT && echo "work: $WORK" >&2
 "${as_pg[@]}" "$PGBIN/initdb" -D "$WORK/data" -U postgres -E UTF8 --locale=C --no-sync \
     --auth-local=trust >/dev/null
 "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w -t 60 \
