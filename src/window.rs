@@ -128,7 +128,7 @@ impl Window {
 }
 
 fn bad(flag: &str, text: &str) -> Error {
-    Error::Invalid(format!("{flag} '{text}': expected {FORMS}"))
+    Error::Usage(format!("{flag} '{text}': expected {FORMS}"))
 }
 
 /// One point in time: a duration counted back from `now_ms`, or an absolute point. `flag`
