@@ -216,8 +216,9 @@ pub(crate) enum ImportFormat {
 /// `callus record import`.
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// Files or directories to import.
-    #[arg(required = true)]
+    /// Files or directories to import (default: where the hosts keep their history:
+    /// `~/.claude/projects`, `$CLAUDE_CONFIG_DIR/projects`, `$CODEX_HOME/sessions` or
+    /// `~/.codex/sessions`, `~/.gemini/tmp`).
     pub paths: Vec<PathBuf>,
     /// Force the input format instead of detecting it.
     #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
