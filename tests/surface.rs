@@ -131,7 +131,8 @@ fn guard_check_reports_every_error_with_its_line() {
   {"id": "fine", "any": ["y"], "message": "m"},
   {"id": "bad-any", "any": "psql", "message": "m"},
   {"id": "fine", "any": ["z"], "message": "m"},
-  {"id": "no-message", "any": ["w"], "action": "deny"}
+  {"id": "no-message", "any": ["w"], "action": "deny"},
+  {"id": "bad-regex", "any": ["(x"], "message": "m"}
 ]}"#,
     );
     let f = file.display().to_string();
@@ -146,6 +147,14 @@ fn guard_check_reports_every_error_with_its_line() {
     ] {
         assert!(o.contains(&want), "{want}\n{o}");
     }
+    // A rule that parses is checked in full beside those that do not.
+    assert!(
+        o.lines()
+            .any(|l| l.starts_with("    error: bad-regex: bad regex '(x'")
+                && l.ends_with("(line 7)")),
+        "{o}"
+    );
+    assert!(o.starts_with(&format!("✗ {f}: 6 rules")), "{o}");
     // A valid file's semantic problems carry their line too (after the message, which
     // starts with the rule id).
     let regex = env.write_repo(

@@ -34,6 +34,22 @@ pub(crate) struct FileReport {
     pub warnings: Vec<String>,
 }
 
+impl FileReport {
+    /// A report on `name` with nothing checked yet (not ok).
+    fn empty(name: &str) -> Self {
+        FileReport {
+            name: name.to_string(),
+            ok: false,
+            rules: 0,
+            examples_passed: 0,
+            rules_with_examples: 0,
+            errors: Vec::new(),
+            example_failures: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Check a ruleset given as text.
 #[must_use]
 pub(crate) fn check_text(name: &str, text: &str) -> FileReport {
@@ -44,23 +60,14 @@ pub(crate) fn check_text(name: &str, text: &str) -> FileReport {
 /// file whose `disable` list is honoured.
 #[must_use]
 pub(crate) fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
-    let mut report = FileReport {
-        name: name.to_string(),
-        ok: false,
-        rules: 0,
-        examples_passed: 0,
-        rules_with_examples: 0,
-        errors: Vec::new(),
-        example_failures: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut report = FileReport::empty(name);
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         report.errors.push(format!("does not parse — {e}"));
         return report;
     }
     match parse_document(name, text) {
         Ok(doc) => check_document(&doc, user_layer, &lines::rule_lines(text), &mut report),
-        Err(e) => report.errors.extend(lines::every_error(name, text, &e)),
+        Err(e) => lines::every_error(name, text, &e, &mut report),
     }
     report.ok = report.errors.is_empty() && report.example_failures.is_empty();
     report

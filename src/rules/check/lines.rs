@@ -3,14 +3,16 @@
 //!
 //! The typed parse (`parse_document`, the one definition of validity, shared with the hook)
 //! stops at the first problem. A person fixing a file wants all of them at once, so `guard
-//! check` re-checks each rule on its own through that same parse, then the document's own
-//! keys, then duplicate ids: nothing here decides validity, it only finds every refusal the
-//! parse would make, one rule at a time, and says at which line the rule starts.
+//! check` re-checks each rule on its own through that same parse (and a rule that parses
+//! through the rest of `guard check`: regexes, tier ceilings, examples), then the document's
+//! own keys, then duplicate ids: nothing here decides validity, it only finds every refusal
+//! the checks would make, one rule at a time, and says at which line the rule starts.
 
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::FileReport;
 use crate::Error;
 use crate::rules::parse_document;
 
@@ -43,18 +45,27 @@ fn line_at(text: &str, part: &str) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count() + 1
 }
 
-/// Every error of `text` (named `name`), which the typed parse refused with `first`: each
-/// as `name:line: …`. Falls back to `first` alone when nothing more precise is found.
-#[must_use]
-pub(crate) fn every_error(name: &str, text: &str, first: &Error) -> Vec<String> {
+/// Every error of `text` (named `name`), which the typed parse refused with `first`, into
+/// `report`: parse errors as `name:line: …`, the other checks of a rule that parses as
+/// they report them (`id: … (line N)`). Falls back to `first` alone when nothing more
+/// precise is found.
+pub(crate) fn every_error(name: &str, text: &str, first: &Error, report: &mut FileReport) {
     let mut errors = Vec::new();
     let mut ids: Vec<(String, usize)> = Vec::new();
-    for (i, raw) in rule_raws(text).iter().enumerate() {
+    let raws = rule_raws(text);
+    for (i, raw) in raws.iter().enumerate() {
         let line = line_at(text, raw.get());
         let alone = format!("{{\"rules\":[{}]}}", raw.get());
         match parse_document(name, &alone) {
             Err(e) => errors.push(at_line(e, name, line, i)),
             Ok(doc) => {
+                let mut one = FileReport::empty(name);
+                super::check_document(&doc, false, &[line], &mut one);
+                errors.append(&mut one.errors);
+                report.example_failures.append(&mut one.example_failures);
+                report.warnings.append(&mut one.warnings);
+                report.examples_passed += one.examples_passed;
+                report.rules_with_examples += one.rules_with_examples;
                 if let Some(rule) = doc.rules.first() {
                     if let Some((_, first_line)) = ids.iter().find(|(id, _)| *id == rule.id) {
                         errors.push(
@@ -96,7 +107,8 @@ pub(crate) fn every_error(name: &str, text: &str, first: &Error) -> Vec<String> 
     if errors.is_empty() {
         errors.push(first.to_string());
     }
-    errors
+    report.rules = raws.len();
+    report.errors.append(&mut errors);
 }
 
 /// `e`, found checking rule `index` alone, as the file's error at `line`.
@@ -133,7 +145,10 @@ mod tests {
     #[test]
     fn every_refusal_is_listed_with_its_line() {
         let first = parse_document("f.json", TWO_BAD).unwrap_err();
-        let errors = every_error("f.json", TWO_BAD, &first);
+        let mut report = FileReport::empty("f.json");
+        every_error("f.json", TWO_BAD, &first, &mut report);
+        let errors = report.errors;
+        assert_eq!(report.rules, 4);
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(
             errors[0].starts_with("f.json:2: rule 'a': field 'action'"),
@@ -151,10 +166,28 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_that_parses_is_checked_in_full_beside_one_that_does_not() {
+        let text = "{\"rules\": [\n {\"id\": \"bad\", \"any\": [\"x\"], \"action\": \"explode\", \"message\": \"m\"},\n {\"id\": \"re\", \"any\": [\"(x\"], \"message\": \"m\"},\n {\"id\": \"ex\", \"any\": [\"psql\"], \"message\": \"m\", \"examples\": {\"should_fire\": [\"mysql\"]}}\n]}";
+        let first = parse_document("f.json", text).unwrap_err();
+        let mut report = FileReport::empty("f.json");
+        every_error("f.json", text, &first, &mut report);
+        assert_eq!(report.errors.len(), 2, "{:?}", report.errors);
+        assert!(
+            report.errors[1].starts_with("re: bad regex") && report.errors[1].ends_with("(line 3)")
+        );
+        assert_eq!(
+            report.example_failures,
+            vec!["ex: should_fire did NOT fire: 'mysql' (line 4)".to_string()]
+        );
+    }
+
+    #[test]
     fn a_missing_id_is_numbered_as_in_the_file_and_top_level_keys_count() {
         let text = "{\"rules\": [{\"id\": \"a\", \"any\": [\"x\"], \"message\": \"m\"},\n {\"any\": [\"x\"]}],\n \"colour\": 1}";
         let first = parse_document("f.json", text).unwrap_err();
-        let errors = every_error("f.json", text, &first);
+        let mut report = FileReport::empty("f.json");
+        every_error("f.json", text, &first, &mut report);
+        let errors = report.errors;
         assert!(
             errors
                 .iter()
