@@ -14,6 +14,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// every tool call, and reports the rules that no longer earn their place.
 #[derive(Debug, Parser)]
 #[command(name = "callus", version, about, long_about, max_term_width = 100)]
+#[command(
+    after_help = "Examples:\n  # wire this repository, prove it fires\n  callus install --project && callus doctor\n  # backfill from ~/.claude, ~/.codex, ~/.gemini\n  callus record import\n  # candidate rules from recurring failures\n  callus derive --since 30d\n  callus completions bash > ~/.local/share/bash-completion/completions/callus"
+)]
 pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -26,38 +29,99 @@ pub(crate) enum Command {
     /// `PreToolUse` hook (no subcommand): decide one tool call read from stdin
     ///
     /// With a subcommand: check, test, prune or audit the rules.
+    #[command(
+        after_help = "Examples:\n  callus guard < event.json       # decide one PreToolUse event, as the host runs it\n  callus guard test -- rm -rf ~   # what the guard would decide, and why\n  callus guard check              # validate every active rule layer"
+    )]
     Guard(GuardArgs),
     /// Hook recorder (no subcommand): store one hook event read from stdin; always exits 0
     ///
     /// With a subcommand: import history or show what has been recorded.
+    #[command(
+        after_help = "Examples:\n  callus record < event.json       # store one hook event, as the host runs it\n  callus record import             # backfill from the hosts' history\n  callus record stats --since 7d   # what failed this week"
+    )]
     Record(RecordArgs),
     /// Cluster recorded failures into candidate rules, with their evidence
+    #[command(
+        after_help = "Examples:\n  callus derive --since 30d                                    # candidates from a month of failures\n  callus derive --since 2026-11-01 --until 2026-12-01 --json   # one month, as JSON\n  callus derive --keep-anecdotal --min-count 2                 # also the thinly evidenced ones"
+    )]
     Derive(DeriveArgs),
     /// List, show and promote rules
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  # every active rule, its layer, action and tier\n  callus rules list\n  # the built-in policy\n  callus rules show starter\n  callus rules promote bash-psql-3f9c2a1b --action nudge --message \"Pass -h and -d\""
+    )]
     Rules(RulesCommand),
     /// The evidence funnel and the before/after effect of every promoted rule
+    #[command(
+        after_help = "Examples:\n  callus report                                                # the whole recorded period\n  callus report --since 90d --html report.html                 # a self-contained page\n  callus report --db postgres://me@db.internal/callus --json   # the team's evidence"
+    )]
     Report(ReportArgs),
     /// Declare the files a run may write, then verify what it actually wrote
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  # before the run\n  callus scope declare --run-id R --modify 'src/**' --forbid '.env*'\n  # after it: 0 allow/warn, 2 violation\n  callus scope verify --run-id R"
+    )]
     Scope(ScopeCommand),
     /// Wire callus's hooks into Claude Code, Codex, Gemini CLI, Cursor or Copilot CLI
+    #[command(
+        after_help = "Examples:\n  callus install --project                     # this repository's .claude/settings.json\n  callus install --codex --user                # Codex's hooks.json, with its trust entries\n  callus install --gemini --cursor --dry-run   # show the change, write nothing"
+    )]
     Install(InstallArgs),
     /// Remove exactly the hooks `callus install` added
+    ///
+    /// Other hooks and settings are left as they were.
+    #[command(
+        mut_arg("claude", |a| a.help("Unwire Claude Code (default when no host is named)")),
+        mut_arg("codex", |a| a.help("Unwire Codex (`$CODEX_HOME/hooks.json`)")),
+        mut_arg("gemini", |a| a.help("Unwire Gemini CLI")),
+        mut_arg("cursor", |a| a.help("Unwire Cursor")),
+        mut_arg("copilot", |a| a.help("Unwire GitHub Copilot CLI")),
+        mut_arg("project", |a| a.help("Remove the hooks from the project's settings (in the repo root)")),
+        mut_arg("user", |a| a.help("Remove the hooks from the user's settings (`~/.claude/settings.json`)")),
+        mut_arg("dry_run", |a| a.help("Print the removal as a diff and change nothing")),
+    )]
+    #[command(
+        after_help = "Examples:\n  callus uninstall --project           # what `install --project` added, nothing else\n  callus uninstall --codex --dry-run   # show the removal, change nothing"
+    )]
     Uninstall(InstallArgs),
     /// Check that callus is installed, wired, firing and healthy
+    #[command(
+        after_help = "Examples:\n  callus doctor          # binary, wiring, firing, rulesets, store, audit chain\n  callus doctor --json   # the same checks for a script"
+    )]
     Doctor(DoctorArgs),
     /// Manage sessions halted by a RECUSE signal
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  callus session resume 0b6f7c1e-5d2a-4c8e-9f3b-2a1d4e6c8b90   # lift a RECUSE halt"
+    )]
     Session(SessionCommand),
     /// Share evidence with the team through a `PostgreSQL` database
     ///
     /// `sync push` uploads this machine's store; `derive`, `guard prune`, `report` and
     /// `record stats` then read everyone's with `--db postgres://…`.
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  callus sync push --db postgres://me@db.internal/callus   # password from ~/.pgpass\n  callus derive --db postgres://me@db.internal/callus      # then derive from everyone's"
+    )]
     Sync(SyncCommand),
     /// Play a bundled trace through record, derive, guard, audit and prune in a temp home
+    #[command(
+        after_help = "Examples:\n  callus demo          # the whole loop in a temporary home\n  callus demo --keep   # and keep the home to look around"
+    )]
     Demo(DemoArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell
+    ///
+    /// The script is generated from this very command line, so it always matches the
+    /// installed version.
+    #[command(
+        after_help = "Examples:\n  callus completions bash > ~/.local/share/bash-completion/completions/callus\n  callus completions zsh > \"${fpath[1]}/_callus\"\n  callus completions fish > ~/.config/fish/completions/callus.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a directory
+    #[command(
+        after_help = "Examples:\n  callus man | man -l -                      # read it now\n  callus man --dir ~/.local/share/man/man1   # install every page for `man callus-guard-check`"
+    )]
+    Man(ManArgs),
 }
 
 /// `callus guard [SUBCOMMAND]`.
@@ -74,15 +138,27 @@ pub(crate) enum GuardCommand {
     /// Validate rulesets: schema, regexes, tier ceilings and examples (exit 0 good, 1 bad)
     ///
     /// With no FILE, checks every active layer.
+    #[command(
+        after_help = "Examples:\n  callus guard check                      # every active layer\n  callus guard check .callus/rules.json   # one file: every error, with its line\n  callus guard check --json               # for CI"
+    )]
     Check(CheckArgs),
     /// Explain what the guard would decide for one tool call
     ///
     /// Example: callus guard test -- git push --force origin main
+    #[command(
+        after_help = "Examples:\n  callus guard test -- git push --force origin main\n  # a Write of .env\n  callus guard test --tool Write --field file_path -- .env\n  callus guard test --cwd ~/src/app --json -- psql -c 'DROP TABLE users'"
+    )]
     Test(TestArgs),
     /// Lifecycle verdicts for every active rule, from firings and measured outcomes
+    #[command(
+        after_help = "Examples:\n  callus guard prune                                         # verdicts from the last 30 days\n  callus guard prune --days 90 --json\n  callus guard prune --db postgres://me@db.internal/callus   # from the team's firings"
+    )]
     Prune(PruneArgs),
     /// Verify, tail or export the audit hash chain
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  callus guard audit verify      # is the chain intact?\n  callus guard audit tail -n 5   # the newest records"
+    )]
     Audit(AuditCommand),
 }
 
@@ -136,6 +212,9 @@ pub(crate) struct PruneArgs {
 pub(crate) enum AuditCommand {
     /// Walk the chain and check it against its anchors; exit 0 if intact or unanchored
     /// (said so), 1 naming the first bad record
+    #[command(
+        after_help = "Examples:\n  # against every anchor written\n  callus guard audit verify\n  callus guard audit verify --anchor ~/callus-anchors.jsonl --json\n  # against the team store\n  callus guard audit verify --anchor postgres://me@db.internal/callus"
+    )]
     Verify {
         /// Also require the record SEQ to carry HASH (an anchor kept elsewhere).
         #[arg(long, value_name = "SEQ:HASH")]
@@ -158,6 +237,9 @@ pub(crate) enum AuditCommand {
         json: bool,
     },
     /// Append the chain's head to FILE, outside `$CALLUS_HOME`, for later verifications
+    #[command(
+        after_help = "Examples:\n  callus guard audit anchor --to ~/callus-anchors.jsonl   # e.g. daily, from cron"
+    )]
     Anchor {
         /// The anchor file (appended to; created 0600).
         #[arg(long, value_name = "FILE")]
@@ -167,6 +249,9 @@ pub(crate) enum AuditCommand {
         json: bool,
     },
     /// Show the newest records
+    #[command(
+        after_help = "Examples:\n  callus guard audit tail                 # the newest 20 records\n  callus guard audit tail -n 100 --json"
+    )]
     Tail {
         /// How many records.
         #[arg(short = 'n', default_value_t = 20)]
@@ -176,6 +261,7 @@ pub(crate) enum AuditCommand {
         json: bool,
     },
     /// Write the whole chain to stdout
+    #[command(after_help = "Examples:\n  callus guard audit export --jsonl > audit.jsonl")]
     Export {
         /// One JSON record per line (the only format for now).
         #[arg(long, required = true)]
@@ -198,8 +284,14 @@ pub(crate) enum RecordCommand {
     ///
     /// Paths may be files or directories (searched recursively). Importing the same files
     /// twice adds nothing.
+    #[command(
+        after_help = "Examples:\n  callus record import                              # where the hosts keep history (~/.claude, ~/.codex, ~/.gemini)\n  callus record import ~/.claude/projects --json\n  callus record import trace.jsonl --format trace   # a callusguard trace"
+    )]
     Import(ImportArgs),
     /// Calls, failures and failure rates per tool and command shape
+    #[command(
+        after_help = "Examples:\n  callus record stats                                         # everything recorded\n  callus record stats --since 7d --json\n  callus record stats --db postgres://me@db.internal/callus   # the team's"
+    )]
     Stats(StatsArgs),
 }
 
@@ -221,8 +313,9 @@ pub(crate) enum ImportFormat {
 /// `callus record import`.
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// Files or directories to import.
-    #[arg(required = true)]
+    /// Files or directories to import (default: where the hosts keep their history:
+    /// `~/.claude/projects`, `$CLAUDE_CONFIG_DIR/projects`, `$CODEX_HOME/sessions` or
+    /// `~/.codex/sessions`, `~/.gemini/tmp`).
     pub paths: Vec<PathBuf>,
     /// Force the input format instead of detecting it.
     #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
@@ -291,6 +384,9 @@ pub(crate) struct DeriveArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum DeriveCommand {
     /// Show the cluster, contrast and backtest behind one candidate
+    #[command(
+        after_help = "Examples:\n  callus derive explain bash-psql-3f9c2a1b          # an id from `callus derive`\n  callus derive explain bash-psql-3f9c2a1b --json"
+    )]
     Explain {
         /// The candidate id.
         id: String,
@@ -308,12 +404,16 @@ pub(crate) enum DeriveCommand {
 #[derive(Debug, Subcommand)]
 pub(crate) enum RulesCommand {
     /// Every active rule with its layer, action, tier and last firing
+    #[command(after_help = "Examples:\n  callus rules list\n  callus rules list --json")]
     List {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
     },
     /// Print a ruleset: `starter` (the built-in set) or a layer file path
+    #[command(
+        after_help = "Examples:\n  callus rules show starter          # the built-in policy\n  callus rules show project --json   # this repository's layer as JSON"
+    )]
     Show {
         /// `starter`, `user`, `project`, `candidates`, or a path.
         which: String,
@@ -322,6 +422,9 @@ pub(crate) enum RulesCommand {
         json: bool,
     },
     /// Promote a candidate into a reviewed ruleset, refusing an action above its ceiling
+    #[command(
+        after_help = "Examples:\n  callus rules promote bash-psql-3f9c2a1b --action nudge --message \"Pass -h and -d\"\n  callus rules promote bash-psql-3f9c2a1b --action deny --message M --into ~/.callus/rules.json"
+    )]
     Promote(PromoteArgs),
 }
 
@@ -385,8 +488,14 @@ pub(crate) struct ReportArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ScopeCommand {
     /// Declare what a run may create, modify and delete, and take the baseline
+    #[command(
+        after_help = "Examples:\n  callus scope declare --run-id R --create 'docs/**/*.md' --modify src/lib.rs\n  callus scope declare --run-id R --forbid '.claude/**' --check lint='cargo clippy'"
+    )]
     Declare(ScopeDeclareArgs),
     /// Compare the declaration with what changed (exit 0 allow/warn, 2 violation, 3 bad input)
+    #[command(
+        after_help = "Examples:\n  callus scope verify --run-id R          # 0 allow/warn, 2 violation, 3 bad input\n  callus scope verify --run-id R --json"
+    )]
     Verify {
         /// The run id given to `declare`.
         #[arg(long)]
@@ -396,6 +505,7 @@ pub(crate) enum ScopeCommand {
         json: bool,
     },
     /// Show a run's declaration and last verdict
+    #[command(after_help = "Examples:\n  callus scope show R   # the declaration and last verdict")]
     Show {
         /// The run id.
         run_id: String,
@@ -404,6 +514,9 @@ pub(crate) enum ScopeCommand {
         json: bool,
     },
     /// Hook mode: `PreToolUse` refuses undeclared writes, Stop refuses to finish on a violation
+    #[command(
+        after_help = "Examples:\n  callus scope hook < event.json   # as the host runs it (PreToolUse or Stop)"
+    )]
     Hook,
 }
 
@@ -478,6 +591,9 @@ pub(crate) struct DoctorArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum SessionCommand {
     /// Lift a RECUSE halt so the session's tool calls are decided normally again
+    #[command(
+        after_help = "Examples:\n  callus session resume 0b6f7c1e-5d2a-4c8e-9f3b-2a1d4e6c8b90"
+    )]
     Resume {
         /// The session id.
         id: String,
@@ -497,6 +613,9 @@ pub(crate) enum SyncCommand {
     /// Talks to `PostgreSQL` through `psql`, so every libpq convention works (`~/.pgpass`,
     /// `PGPASSWORD`, `sslmode=…` in the URL); a password in the URL is handed to `psql` in
     /// its environment, never on its command line.
+    #[command(
+        after_help = "Examples:\n  # password from ~/.pgpass\n  callus sync push --db postgres://me@db.internal/callus\n  CALLUS_SYNC_DB=postgres://me@db.internal/callus callus sync push --json"
+    )]
     Push(SyncPushArgs),
     /// Create the team schema, or upgrade it to this callus's version
     ///
@@ -576,4 +695,21 @@ pub(crate) struct DemoArgs {
     /// Keep the temporary home and print its path.
     #[arg(long)]
     pub keep: bool,
+}
+
+/// `callus completions SHELL`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `callus man [--dir DIR]`.
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// Write `callus.1` and one page per subcommand (`callus-guard-check.1`, …) into DIR
+    /// instead of printing `callus.1`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }

@@ -59,8 +59,11 @@ pub enum Error {
         /// What is wrong.
         msg: String,
     },
-    /// Some other input was invalid (a bad date, a bad flag value, an unknown id).
+    /// Some other input was invalid (a bad date in a file, an unknown id, a bad ruleset).
     Invalid(String),
+    /// A command-line value clap cannot check was wrong (`--since bogus`): exit 2, like
+    /// clap's own usage errors.
+    Usage(String),
     /// The `SQLite` store failed.
     Sql {
         /// The operation that failed, e.g. `"open"`, `"append audit record"`.
@@ -89,6 +92,7 @@ impl Error {
                 Exit::Input
             }
             Error::Sql { .. } | Error::Team { .. } => Exit::Store,
+            Error::Usage(_) => Exit::Usage,
         }
     }
 
@@ -137,7 +141,7 @@ impl fmt::Display for Error {
                 }
                 write!(f, ": {msg}")
             }
-            Error::Invalid(msg) => f.write_str(msg),
+            Error::Invalid(msg) | Error::Usage(msg) => f.write_str(msg),
             Error::Sql { op, source } => write!(f, "store: {op}: {source}"),
             Error::Team { db, op, msg } => write!(f, "team store {db}: {op}: {msg}"),
         }
@@ -150,7 +154,9 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             Error::Json { source, .. } => Some(source),
             Error::Sql { source, .. } => Some(source),
-            Error::Ruleset { .. } | Error::Invalid(_) | Error::Team { .. } => None,
+            Error::Ruleset { .. } | Error::Invalid(_) | Error::Usage(_) | Error::Team { .. } => {
+                None
+            }
         }
     }
 }

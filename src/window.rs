@@ -6,7 +6,8 @@
 //! point; `--until` takes an absolute point (exclusive) or a duration counted back from now,
 //! and defaults to now. An absolute point is a date `YYYY-MM-DD` (midnight UTC), an RFC 3339
 //! time, or an ISO date-time without a zone (taken as UTC, as the audit chain writes it).
-//! A duration must be positive. A window that ends before it starts is an input error, never
+//! A duration must be positive. A value in none of these forms is a usage error (exit 2, as
+//! for any flag clap refuses). A window that ends before it starts is an input error, never
 //! an empty result that looks reassuring.
 //!
 //! This module depends on nothing but `chrono`, so the recorder, derive, prune and report can
@@ -128,7 +129,7 @@ impl Window {
 }
 
 fn bad(flag: &str, text: &str) -> Error {
-    Error::Invalid(format!("{flag} '{text}': expected {FORMS}"))
+    Error::Usage(format!("{flag} '{text}': expected {FORMS}"))
 }
 
 /// One point in time: a duration counted back from `now_ms`, or an absolute point. `flag`

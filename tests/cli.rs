@@ -16,4 +16,5 @@ mod readme;
 mod record;
 mod recuse;
 mod scope;
+mod surface;
 mod sync;

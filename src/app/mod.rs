@@ -3,6 +3,7 @@
 //!
 //! - `guard`: `callus guard check|test|audit`.
 //! - `rules`: `callus rules list|show|promote`.
+//! - `docs`: `callus completions SHELL` and `callus man`.
 //!
 //! Guarantees: this is the only module that imports every stage; a broken stdout pipe
 //! (`callus rules list | head`) is success, not a panic; every error is printed once, as one
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+mod docs;
 mod guard;
 mod record;
 mod rules;
@@ -96,6 +98,8 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Session(c) => session::run(home, &c),
         Command::Sync(c) => sync::run(home, &c),
         Command::Demo(a) => demo::run(&a),
+        Command::Completions(a) => Ok(docs::completions(&a)),
+        Command::Man(a) => docs::man(&a),
     };
     match result {
         Ok(exit) => ExitCode::from(exit.code()),

@@ -135,9 +135,8 @@ fn show(home: &Home, which: &str, as_json: bool) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     println!("{name}: {} rule(s)", doc.rules.len());
+    // Fitted to the terminal like every table (`output::table`); plain in a pipe.
     let mut t = table(&["id", "tool", "action", "match", "patterns", "message"]);
-    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
-        .set_width(140);
     for r in &doc.rules {
         let mut patterns: Vec<String> = r.any.iter().map(|p| p.source().to_string()).collect();
         patterns.extend(r.unless.iter().map(|p| format!("unless {}", p.source())));

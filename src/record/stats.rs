@@ -71,6 +71,26 @@ const COUNT_COLUMNS: usize = 9;
 
 const WHEN: &str = "COALESCE(started_ms, ended_ms)";
 
+/// The number of sessions in `[since, until)` (either end open when `None`): the one
+/// definition `record stats` and `report` share. A session counts when it has at least one
+/// recorded tool call in the period, timed as every statistic here is (`WHEN`); a session
+/// that only started, or whose calls all fall outside the period, is not one.
+pub(crate) fn session_count(
+    conn: &Connection,
+    since: Option<i64>,
+    until: Option<i64>,
+) -> Result<i64> {
+    conn.query_row(
+        &format!(
+            "SELECT count(DISTINCT session_id) FROM tool_calls
+             WHERE (?1 IS NULL OR {WHEN} >= ?1) AND (?2 IS NULL OR {WHEN} < ?2)"
+        ),
+        params![since, until],
+        |r| r.get(0),
+    )
+    .map_err(|e| Error::sql("count sessions", e))
+}
+
 fn counts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
     Ok(Counts {
         calls: r.get(at)?,
@@ -134,14 +154,7 @@ fn gather(conn: &Connection, since: Option<i64>) -> Result<Report> {
             },
         )
         .map_err(sql)?;
-    let sessions = conn
-        .query_row(
-            "SELECT count(*) FROM sessions
-             WHERE ?1 IS NULL OR COALESCE(last_event_ms, started_ms) >= ?1",
-            params![since],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
+    let sessions = session_count(conn, since, None)?;
     let mut stmt = conn
         .prepare(&format!(
             "SELECT tool, {COUNTS} FROM tool_calls WHERE {window}

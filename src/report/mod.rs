@@ -235,16 +235,18 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
 
 fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {
     let err = |e| Error::sql("count calls", e);
-    let (sessions, tool_calls, failures, denied, settled): (i64, i64, i64, i64, i64) = conn
+    let (tool_calls, failures, denied, settled): (i64, i64, i64, i64) = conn
         .query_row(
-            "SELECT count(DISTINCT session_id), count(*),
+            "SELECT count(*),
                     coalesce(sum(status = 'failure'), 0), coalesce(sum(status = 'denied'), 0),
                     coalesce(sum(status IN ('success', 'failure')), 0)
              FROM tool_calls WHERE started_ms >= ?1 AND started_ms < ?2",
             [s, u],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .map_err(err)?;
+    // One definition of a session for every command (`record stats` too).
+    let sessions = crate::record::stats::session_count(conn, Some(s), Some(u))?;
     let verdicts = crate::store::audit_query::decision_counts(conn, s, u)?
         .into_iter()
         .collect();

@@ -11,6 +11,8 @@ use serde_json::{Map, Value};
 use super::pattern::Engine;
 use super::{Action, Document, Rule, Subject, parse_document, tier};
 
+mod lines;
+
 /// The outcome of checking one ruleset.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FileReport {
@@ -32,6 +34,22 @@ pub(crate) struct FileReport {
     pub warnings: Vec<String>,
 }
 
+impl FileReport {
+    /// A report on `name` with nothing checked yet (not ok).
+    fn empty(name: &str) -> Self {
+        FileReport {
+            name: name.to_string(),
+            ok: false,
+            rules: 0,
+            examples_passed: 0,
+            rules_with_examples: 0,
+            errors: Vec::new(),
+            example_failures: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Check a ruleset given as text.
 #[must_use]
 pub(crate) fn check_text(name: &str, text: &str) -> FileReport {
@@ -42,29 +60,22 @@ pub(crate) fn check_text(name: &str, text: &str) -> FileReport {
 /// file whose `disable` list is honoured.
 #[must_use]
 pub(crate) fn check_layer_text(name: &str, text: &str, user_layer: bool) -> FileReport {
-    let mut report = FileReport {
-        name: name.to_string(),
-        ok: false,
-        rules: 0,
-        examples_passed: 0,
-        rules_with_examples: 0,
-        errors: Vec::new(),
-        example_failures: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut report = FileReport::empty(name);
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         report.errors.push(format!("does not parse — {e}"));
         return report;
     }
     match parse_document(name, text) {
-        Ok(doc) => check_document(&doc, user_layer, &mut report),
-        Err(e) => report.errors.push(e.to_string()),
+        Ok(doc) => check_document(&doc, user_layer, &lines::rule_lines(text), &mut report),
+        Err(e) => lines::every_error(name, text, &e, &mut report),
     }
     report.ok = report.errors.is_empty() && report.example_failures.is_empty();
     report
 }
 
-fn check_document(doc: &Document, user_layer: bool, report: &mut FileReport) {
+/// `lines[i]` is the line rule `i` starts on: every problem of a rule is reported as
+/// `id: … (line N)`.
+fn check_document(doc: &Document, user_layer: bool, lines: &[usize], report: &mut FileReport) {
     report.rules = doc.rules.len();
     if !doc.disable.is_empty() {
         if !user_layer {
@@ -85,12 +96,16 @@ fn check_document(doc: &Document, user_layer: bool, report: &mut FileReport) {
             }
         }
     }
-    for rule in &doc.rules {
+    for (i, rule) in doc.rules.iter().enumerate() {
+        // After the message, so each still starts with the rule id (derive reads it there).
+        let at = lines
+            .get(i)
+            .map_or_else(String::new, |line| format!(" (line {line})"));
         for p in rule.any.iter().chain(&rule.unless) {
             match p.compile() {
                 Err(e) => report
                     .errors
-                    .push(format!("{}: bad regex '{}': {e}", rule.id, p.source())),
+                    .push(format!("{}: bad regex '{}': {e}{at}", rule.id, p.source())),
                 Ok(Engine::Backtracking) => report.warnings.push(format!(
                     "{}: regex '{}' needs the backtracking engine (lookaround or backreference); it runs with a bounded budget",
                     rule.id,
@@ -106,22 +121,22 @@ fn check_document(doc: &Document, user_layer: bool, report: &mut FileReport) {
                 ));
             }
         }
-        check_tier(rule, report);
-        check_examples(rule, report);
+        check_tier(rule, &at, report);
+        check_examples(rule, &at, report);
     }
 }
 
 /// The tier ceiling (spec §4.5), on the stated `meta.tier` and on the tier the rule's own
 /// evidence numbers support; a stated tier its numbers contradict is an error too, so
 /// editing `meta.tier` cannot arm a rule beyond its evidence.
-fn check_tier(rule: &Rule, report: &mut FileReport) {
+fn check_tier(rule: &Rule, at: &str, report: &mut FileReport) {
     let stated = rule.tier();
     let evidence = tier::from_evidence(&rule.meta);
     if let (Some(label), Some((computed, _))) = (stated, evidence)
         && label != computed.label()
     {
         report.errors.push(format!(
-            "{}: meta.tier '{label}' does not match its own evidence ({} of {} attempts → '{}')",
+            "{}: meta.tier '{label}' does not match its own evidence ({} of {} attempts → '{}'){at}",
             rule.id,
             show(rule.meta.get("fail_count")),
             show(rule.meta.get("attempt_count")),
@@ -137,7 +152,7 @@ fn check_tier(rule: &Rule, report: &mut FileReport) {
         if rule.action > cap {
             let line = tier::Tier::parse(&label).map_or("unrecognised tier", tier::Tier::one_liner);
             report.errors.push(format!(
-                "{}: action '{}' exceeds the ceiling for tier '{label}' ('{cap}') — {line}. Either gather more evidence or lower the action.",
+                "{}: action '{}' exceeds the ceiling for tier '{label}' ('{cap}') — {line}. Either gather more evidence or lower the action.{at}",
                 rule.id, rule.action
             ));
             break;
@@ -153,7 +168,7 @@ fn show(v: Option<&Value>) -> String {
     }
 }
 
-fn check_examples(rule: &Rule, report: &mut FileReport) {
+fn check_examples(rule: &Rule, at: &str, report: &mut FileReport) {
     let Some(ex) = &rule.examples else {
         return;
     };
@@ -170,7 +185,7 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
         match example_fires(rule, s) {
             Ok(fired) if fired == want => report.examples_passed += 1,
             Ok(_) => report.example_failures.push(format!(
-                "{}: {} '{s}'",
+                "{}: {} '{s}'{at}",
                 rule.id,
                 if want {
                     "should_fire did NOT fire:"
@@ -180,7 +195,7 @@ fn check_examples(rule: &Rule, report: &mut FileReport) {
             )),
             Err(e) => report
                 .example_failures
-                .push(format!("{}: '{s}': {e}", rule.id)),
+                .push(format!("{}: '{s}': {e}{at}", rule.id)),
         }
     }
 }
@@ -258,8 +273,10 @@ mod tests {
         assert_eq!(r.examples_passed, 2);
         assert_eq!(
             r.example_failures,
-            vec!["a: should_fire did NOT fire: 'mysql'".to_string()]
+            vec!["a: should_fire did NOT fire: 'mysql' (line 2)".to_string()]
         );
+        assert!(r.errors[0].starts_with("b: action 'block' exceeds the ceiling"));
+        assert!(r.errors[0].ends_with("(line 4)"), "{}", r.errors[0]);
         assert!(r.errors[0].contains("exceeds the ceiling for tier 'reproducible' ('deny')"));
         assert_eq!(r.warnings.len(), 2);
     }
@@ -270,7 +287,11 @@ mod tests {
             "t.json",
             r#"{"rules": [{"id": "a", "any": ["(x"], "message": "m"}]}"#,
         );
-        assert!(!r.ok && r.errors[0].starts_with("a: bad regex '(x'"));
+        assert!(
+            !r.ok
+                && r.errors[0].starts_with("a: bad regex '(x'")
+                && r.errors[0].ends_with(" (line 1)")
+        );
         let r = check_text("t.json", "{nope");
         assert!(!r.ok && r.errors[0].starts_with("does not parse"));
     }

@@ -56,9 +56,23 @@ fn open_waiting(path: &Path, busy: Duration) -> Result<Connection> {
     }
     let conn =
         Connection::open(path).map_err(|e| Error::sql(format!("open {}", path.display()), e))?;
-    configure(&conn, busy)?;
-    migrate(&conn)?;
+    // SQLite only looks at the file's header here ("file is not a database"): say which file.
+    configure(&conn, busy)
+        .and_then(|()| migrate(&conn))
+        .map_err(|e| naming_store(e, path))?;
     Ok(conn)
+}
+
+/// `e` with the store's path in front of its operation, so the one-line message names the
+/// file.
+fn naming_store(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Sql { op, source } => Error::Sql {
+            op: format!("{}: {op}", path.display()),
+            source,
+        },
+        other => other,
+    }
 }
 
 /// Open an existing store without creating it; `Ok(None)` when there is no store file.

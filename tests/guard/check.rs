@@ -52,7 +52,7 @@ fn a_failing_example_fails_the_file() {
     assert_eq!(
         stdout(&out),
         format!(
-            "✗ {}: 1 rules, 2 example assertion(s) across 1 rule(s)\n    example FAIL: psql: should_fire did NOT fire: 'mysql -e x'\n    example FAIL: psql: should_not_fire DID fire: 'echo psql'\n\nFAILED — 1 file(s)\n",
+            "✗ {}: 1 rules, 2 example assertion(s) across 1 rule(s)\n    example FAIL: psql: should_fire did NOT fire: 'mysql -e x' (line 1)\n    example FAIL: psql: should_not_fire DID fire: 'echo psql' (line 1)\n\nFAILED — 1 file(s)\n",
             file.display()
         )
     );
@@ -241,7 +241,7 @@ fn check_json_shape() {
     assert_eq!(v["files"][1]["ok"], false);
     assert_eq!(
         v["files"][1]["example_failures"],
-        json!(["a: should_fire did NOT fire: 'y'"])
+        json!(["a: should_fire did NOT fire: 'y' (line 1)"])
     );
 }
 

@@ -325,7 +325,11 @@ fn stats_after_an_import() {
     let text = env.run(&["record", "stats"], b"");
     assert!(stdout(&text).contains("psql"), "{}", stdout(&text));
     let bad = env.run(&["record", "stats", "--since", "soon"], b"");
-    assert_eq!(bad.status.code(), Some(3));
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
     assert!(stderr(&bad).contains("--since"));
 }
 

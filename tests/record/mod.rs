@@ -6,6 +6,7 @@
 
 mod busy;
 mod digest;
+mod first_hour;
 mod hook;
 mod import;
 mod outcomes;

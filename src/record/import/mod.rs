@@ -19,6 +19,7 @@
 mod claude;
 mod codex;
 mod gemini;
+mod places;
 mod trace;
 
 use std::collections::HashSet;
@@ -45,7 +46,7 @@ const LISTED_CORRUPT: usize = 20;
 /// What `callus record import` was asked to read.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
-    /// Files or directories (searched recursively).
+    /// Files or directories (searched recursively); none: the hosts' known places.
     pub paths: Vec<PathBuf>,
     /// The format to read every file as; `None` detects each file's.
     pub format: Option<Format>,
@@ -80,6 +81,8 @@ impl Format {
 /// Totals of one import run.
 #[derive(Debug, Default)]
 struct Totals {
+    /// The known places read when no path was given.
+    read_from: Vec<String>,
     files: usize,
     unchanged: usize,
     unrecognised: Vec<String>,
@@ -89,6 +92,8 @@ struct Totals {
     unreadable: Vec<String>,
     sessions: HashSet<String>,
     calls: usize,
+    /// Calls read again under an id this file already had (they update, never add).
+    duplicates: usize,
     new_calls: i64,
     failures: usize,
     denied: usize,
@@ -97,12 +102,39 @@ struct Totals {
     answers: usize,
     harness: usize,
     unpaired: usize,
+    /// Lines of a forced-format file that are no tool call (hook events without a tool).
+    not_calls: usize,
     corrupt: Vec<String>,
 }
 
 /// `callus record import`.
 pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
-    let files = collect(&args.paths)?;
+    let mut read_from = Vec::new();
+    let files = if args.paths.is_empty() {
+        let known = places::known();
+        let (found, missing): (Vec<_>, Vec<_>) = known.into_iter().partition(|p| p.dir.is_dir());
+        for p in &found {
+            eprintln!(
+                "callus: reading {} history from {}",
+                p.host,
+                p.dir.display()
+            );
+        }
+        if found.is_empty() {
+            let looked: Vec<String> = missing
+                .iter()
+                .map(|p| p.dir.display().to_string())
+                .collect();
+            eprintln!(
+                "callus: no history found; looked in {} (name files or directories to import)",
+                looked.join(", ")
+            );
+        }
+        read_from = found;
+        collect(&read_from.iter().map(|p| p.dir.clone()).collect::<Vec<_>>())?
+    } else {
+        collect(&args.paths)?
+    };
     let db = home.db_path();
     let conn = crate::store::open(&db)?;
     // A big page cache keeps the tool_use_id index in memory during bulk upserts.
@@ -125,6 +157,10 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     progress.clear();
     totals.new_calls = count_calls(&conn)? - before;
     crate::store::trim_wal(&conn, &db)?;
+    totals.read_from = read_from
+        .iter()
+        .map(|p| p.dir.display().to_string())
+        .collect();
     crate::output::write_stdout(&summary_text(&totals, args.json));
     for u in &totals.unreadable {
         eprintln!("callus: {u}");
@@ -230,6 +266,7 @@ fn import_file(
         totals,
         progress,
         calls: 0,
+        statuses: std::collections::HashMap::new(),
     };
     match format {
         Format::Claude => claude::import(path, &mut sink)?,
@@ -238,6 +275,7 @@ fn import_file(
         Format::Trace => trace::import(path, &mut sink)?,
     }
     let calls = sink.calls;
+    sink.count_outcomes();
     drop(sink);
     tx.execute(
         "INSERT INTO import_files (path, size, mtime_ns, format, calls, imported_ms)
@@ -374,6 +412,8 @@ pub(crate) struct Sink<'a> {
     totals: &'a mut Totals,
     progress: &'a mut Progress,
     calls: usize,
+    /// The outcome of each id read from this file (memory stays one file's worth).
+    statuses: std::collections::HashMap<String, Status>,
 }
 
 impl Sink<'_> {
@@ -382,14 +422,19 @@ impl Sink<'_> {
         let status = self.writer.write(call)?;
         self.calls += 1;
         self.totals.calls += 1;
-        match status {
-            Status::Failure => self.totals.failures += 1,
-            Status::Denied => self.totals.denied += 1,
-            Status::Interrupted => self.totals.interrupted += 1,
-            Status::Pending => self.totals.pending += 1,
-            Status::Answer => self.totals.answers += 1,
-            Status::Harness => self.totals.harness += 1,
-            Status::Success => {}
+        // One outcome per id: a line that repeats an id (a `tool_use` written again, a
+        // result before its call) settles the same call, and a pending sight never hides a
+        // settled one, as in the store's merge.
+        match self.statuses.get_mut(&call.tool_use_id) {
+            Some(seen) => {
+                self.totals.duplicates += 1;
+                if status != Status::Pending {
+                    *seen = status;
+                }
+            }
+            None => {
+                self.statuses.insert(call.tool_use_id.clone(), status);
+            }
         }
         if let Some(s) = &call.session_id
             && !self.totals.sessions.contains(s)
@@ -397,6 +442,22 @@ impl Sink<'_> {
             self.totals.sessions.insert(s.clone());
         }
         Ok(())
+    }
+
+    /// Add this file's outcome classes, one per id, to the totals.
+    fn count_outcomes(&mut self) {
+        for status in self.statuses.values() {
+            let t = &mut *self.totals;
+            match status {
+                Status::Failure => t.failures += 1,
+                Status::Denied => t.denied += 1,
+                Status::Interrupted => t.interrupted += 1,
+                Status::Pending => t.pending += 1,
+                Status::Answer => t.answers += 1,
+                Status::Harness => t.harness += 1,
+                Status::Success => {}
+            }
+        }
     }
 
     /// Store one session.
@@ -422,6 +483,11 @@ impl Sink<'_> {
             )
             .optional()
             .map_err(|e| Error::sql("look up call", e))
+    }
+
+    /// A line that is no tool call (a hook event such as `SessionStart` or `Stop`).
+    pub(crate) fn not_a_call(&mut self) {
+        self.totals.not_calls += 1;
     }
 
     /// A result with no call to attach it to.
@@ -497,6 +563,7 @@ pub(crate) fn timestamp_ms(v: Option<&Value>) -> Option<i64> {
 fn summary_text(t: &Totals, as_json: bool) -> String {
     if as_json {
         return crate::output::json_text(&json!({
+            "read_from": t.read_from,
             "files": t.files,
             "unchanged_files": t.unchanged,
             "unrecognised_files": t.unrecognised,
@@ -504,6 +571,7 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
             "unreadable_files": t.unreadable,
             "sessions": t.sessions.len(),
             "calls": t.calls,
+            "duplicate_ids": t.duplicates,
             "new_calls": t.new_calls,
             "failures": t.failures,
             "denied": t.denied,
@@ -512,17 +580,22 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
             "answers": t.answers,
             "harness": t.harness,
             "unpaired_results": t.unpaired,
+            "not_call_lines": t.not_calls,
             "skipped_lines": t.corrupt.len(),
             "corrupt_lines": t.corrupt,
         }));
     }
     let mut table = crate::output::table(&["import", "count"]);
-    let rows: [(&str, String); 13] = [
+    let rows: [(&str, String); 15] = [
         ("files imported", t.files.to_string()),
         ("files unchanged since last import", t.unchanged.to_string()),
         ("files not recognised", t.unrecognised.len().to_string()),
         ("sessions", t.sessions.len().to_string()),
         ("calls read", t.calls.to_string()),
+        (
+            "of which repeat an id already read",
+            t.duplicates.to_string(),
+        ),
         ("new calls stored", t.new_calls.to_string()),
         ("failures", t.failures.to_string()),
         ("answers (exit status is the answer)", t.answers.to_string()),
@@ -531,6 +604,10 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
         ("interrupted", t.interrupted.to_string()),
         ("pending (no result)", t.pending.to_string()),
         ("skipped lines", t.corrupt.len().to_string()),
+        (
+            "lines that are no tool call (hook events)",
+            t.not_calls.to_string(),
+        ),
     ];
     for (k, v) in rows {
         table.add_row(vec![k.to_string(), v]);

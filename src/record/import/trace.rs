@@ -8,7 +8,9 @@
 //! (`pending`, `denied`, `interrupted`) are kept. The row id is the line's `tool_use_id`
 //! when it has one (so a trace of hook payloads merges with live rows), else
 //! `trace-<time>-<sha256 of the line's bytes, 16 hex>-<n>` with `n` counting identical
-//! lines: stable across re-imports and appends.
+//! lines: stable across re-imports and appends. A line that names no tool and carries no
+//! command or input (a `SessionStart` or `Stop` hook event) is not a call: it is counted, not
+//! stored.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,6 +32,10 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     let mut seen = Seen::default();
     let mut sessions: HashMap<String, Session> = HashMap::new();
     sink.lines(path, |sink, raw, obj| {
+        if !is_call(&obj) {
+            sink.not_a_call();
+            return Ok(());
+        }
         let call = call(raw, &obj, &mut seen);
         if let Some(sid) = &call.session_id {
             let s = sessions.entry(sid.clone()).or_insert_with(|| Session {
@@ -46,6 +52,22 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         sink.session(s)?;
     }
     Ok(())
+}
+
+/// Whether a line describes a tool call at all: it names a tool, or carries a command or
+/// an input. A hook event without a tool (`SessionStart`, `Stop`, `Notification`) does not:
+/// read as callusguard reads a line, it would become a successful `Bash` call with no
+/// command and, often, no time.
+fn is_call(obj: &Map<String, Value>) -> bool {
+    let named = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.trim().is_empty())
+    };
+    named("tool_name")
+        || named("tool")
+        || named("command")
+        || obj.get("tool_input").is_some_and(Value::is_object)
 }
 
 fn call(raw: &[u8], obj: &Map<String, Value>, seen: &mut Seen) -> Call {
