@@ -622,9 +622,15 @@ pub(crate) enum SyncCommand {
     /// Applies the missing migrations (`migrations/postgres/`) in one transaction; run it as
     /// the role that owns the schema. `--grant ROLE` also lets ROLE (a member's role, or a
     /// group role the members belong to) read the team store and push its own origins.
+    #[command(
+        after_help = "Examples:\n  # as the schema's owner, once and after each upgrade\n  callus sync init --db postgres://owner@db.internal/callus --grant callus_team"
+    )]
     Init(SyncInitArgs),
     /// What this machine has pushed and has pending, and the team's origins with their audit
     /// anchors
+    #[command(
+        after_help = "Examples:\n  callus sync status --db postgres://me@db.internal/callus          # pushed, pending, origins\n  callus sync status --db postgres://me@db.internal/callus --json"
+    )]
     Status(SyncStatusArgs),
 }
 
