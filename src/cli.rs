@@ -58,6 +58,15 @@ pub(crate) enum Command {
     Sync(SyncCommand),
     /// Play a bundled trace through record, derive, guard, audit and prune in a temp home
     Demo(DemoArgs),
+    /// Let one refused call through, once: a person at a terminal, by the code the refusal
+    /// printed
+    ///
+    /// The code is bound to that command, that project and that tool, and expires 10 minutes
+    /// after the refusal; the approval lasts 10 minutes and one call. Refused without a
+    /// terminal or inside an agent's tool call. The grant and its use are audited.
+    ///
+    /// Example: callus allow-once K7QX2M
+    AllowOnce(AllowOnceArgs),
 }
 
 /// `callus guard [SUBCOMMAND]`.
@@ -519,4 +528,14 @@ pub(crate) struct DemoArgs {
     /// Keep the temporary home and print its path.
     #[arg(long)]
     pub keep: bool,
+}
+
+/// `callus allow-once`.
+#[derive(Debug, Args)]
+pub(crate) struct AllowOnceArgs {
+    /// The code the refusal printed (case and dashes do not matter).
+    pub code: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }

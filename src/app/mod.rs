@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+mod approve;
 mod guard;
 mod record;
 mod rules;
@@ -96,6 +97,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Session(c) => session::run(home, &c),
         Command::Sync(c) => sync::run(home, &c),
         Command::Demo(a) => demo::run(&a),
+        Command::AllowOnce(a) => approve::run(home, &a),
     };
     match result {
         Ok(exit) => ExitCode::from(exit.code()),
