@@ -8,6 +8,7 @@ mod derive;
 mod doctor;
 mod e2e;
 mod effect_corpus;
+mod examples;
 mod guard;
 mod hosts;
 mod install;
