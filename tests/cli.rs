@@ -5,6 +5,7 @@ mod common;
 mod corpus;
 mod demo;
 mod derive;
+mod docs;
 mod doctor;
 mod e2e;
 mod effect_corpus;
