@@ -60,7 +60,6 @@ pub(crate) const AGENT_MARKERS: &[&str] = &[
     "CURSOR_AGENT",
     "CURSOR_TRACE_ID",
     "COPILOT_CLI",
-    "CALLUS_HOOK",
 ];
 
 /// The directory of grants.
@@ -386,6 +385,84 @@ mod tests {
             let e = grant(&home, bad, "tty", now).unwrap_err().to_string();
             assert!(e.contains("is not a code"), "{bad}: {e}");
         }
+    }
+
+    fn refusal(ts: DateTime<Utc>, cwd: &Path) -> AuditRecord {
+        AuditRecord {
+            ts: rfc3339(ts),
+            kind: "decision".into(),
+            host: "claude-code".into(),
+            session_id: None,
+            tool_use_id: None,
+            cwd: Some(cwd.display().to_string()),
+            tool: "Bash".into(),
+            fired: Vec::new(),
+            decision: "deny".into(),
+            winner: Some("r".into()),
+            dryrun: false,
+            ruleset_hash: String::new(),
+            version: String::new(),
+            command_sha256: Some("ab".into()),
+            command_preview: Some("denyme".into()),
+            error: None,
+            acs: AcsVerdict {
+                decision: "deny".into(),
+                reason: None,
+                message: None,
+                warnings: Vec::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_code_lapses_ten_minutes_after_its_refusal_and_a_grant_ten_after_it_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let conn = crate::store::open(&home.db_path()).unwrap();
+        let now = Utc::now();
+        let minutes = chrono::Duration::minutes;
+        let stale = refusal(now - minutes(11), dir.path());
+        let fresh = refusal(now - minutes(9), dir.path());
+        crate::store::audit::append(&conn, &stale).unwrap();
+        crate::store::audit::append(&conn, &fresh).unwrap();
+        let e = grant(&home, &code_for(&home, &stale).unwrap(), "pts", now).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no call refused in the last 10 minutes"),
+            "{e}"
+        );
+        let code = code_for(&home, &fresh).unwrap();
+        let g = grant(&home, &code, "pts", now).unwrap();
+        assert_eq!(g.rule.as_deref(), Some("r"));
+        let file = dir.path().join("approvals").join(format!("{code}.json"));
+        assert!(file.exists());
+        // Eleven minutes on, the identical refusal finds only a lapsed grant, and tidies it.
+        let later = refusal(now + minutes(11), dir.path());
+        assert_eq!(use_grant(&home, &later, now + minutes(11)), None);
+        assert!(!file.exists());
+    }
+
+    #[test]
+    fn a_grant_is_used_once_inside_its_ten_minutes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let conn = crate::store::open(&home.db_path()).unwrap();
+        let now = Utc::now();
+        let first = refusal(now, dir.path());
+        crate::store::audit::append(&conn, &first).unwrap();
+        let code = code_for(&home, &first).unwrap();
+        grant(&home, &code, "pts", now).unwrap();
+        // Another project's identical command does not match it, and leaves it unused.
+        let other = tempfile::tempdir().unwrap();
+        let moved = refusal(now, other.path());
+        assert_eq!(use_grant(&home, &moved, now), None);
+        let again = refusal(now + chrono::Duration::minutes(9), dir.path());
+        let note = use_grant(&home, &again, now + chrono::Duration::minutes(9)).unwrap();
+        assert!(note.contains(&format!("allow-once {code}")), "{note}");
+        assert_eq!(
+            use_grant(&home, &again, now + chrono::Duration::minutes(9)),
+            None
+        );
     }
 
     #[test]
