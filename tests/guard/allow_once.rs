@@ -270,3 +270,65 @@ fn the_starter_policy_refuses_allow_once_as_an_agents_command() {
         );
     }
 }
+
+#[test]
+fn the_peer_hosts_print_the_code_and_honour_the_grant() {
+    let env = env_with_actions();
+    let cwd = env.repo_path();
+    let command = "denyme --peer";
+    for (name, call) in [
+        (
+            "gemini",
+            json!({
+                "session_id": "g-sess", "transcript_path": "", "cwd": cwd,
+                "hook_event_name": "BeforeTool", "timestamp": "2026-12-01T20:00:00.000Z",
+                "tool_name": "run_shell_command", "tool_input": {"command": command}
+            }),
+        ),
+        (
+            "cursor",
+            json!({
+                "conversation_id": "c-sess", "generation_id": "gen-1", "model": "m",
+                "hook_event_name": "preToolUse", "cursor_version": "2.3.1",
+                "workspace_roots": [cwd], "tool_name": "Shell",
+                "tool_input": {"command": command, "working_directory": cwd},
+                "tool_use_id": "cur-1", "cwd": cwd
+            }),
+        ),
+        (
+            "copilot",
+            json!({
+                "sessionId": "p-sess", "timestamp": 1_764_619_200_000_i64, "cwd": cwd,
+                "toolName": "bash",
+                "toolArgs": json!({"command": command, "description": "run"}).to_string()
+            }),
+        ),
+    ] {
+        let call = call.to_string();
+        let first = raw_guard(&env, call.as_bytes());
+        assert!(
+            stdout(&first).contains("deny"),
+            "{name}: {}",
+            stdout(&first)
+        );
+        let code = code_of(&first);
+        let granted = at_terminal(&env, &["allow-once", &code], &[]);
+        assert_eq!(
+            granted.status.code(),
+            Some(0),
+            "{name}: {}",
+            stdout(&granted)
+        );
+        let second = raw_guard(&env, call.as_bytes());
+        assert_eq!(second.status.code(), Some(0), "{name}");
+        assert!(
+            !stdout(&second).contains("deny"),
+            "{name}: {}",
+            stdout(&second)
+        );
+        assert!(
+            stdout(&raw_guard(&env, call.as_bytes())).contains("deny"),
+            "{name}: once"
+        );
+    }
+}
