@@ -249,6 +249,7 @@ fn effects(h: &mut String, r: &Report) {
         }
         match &row.effect {
             Some(e) => before_after(h, e),
+            None if row.promoted.as_str() >= r.until.get(..10).unwrap_or("") => h.push_str("<div class=\"meta\">Promoted after this period ends: choose a later <code>--until</code> to measure it.</div>"),
             None => h.push_str("<div class=\"meta\">Promoted on or before the first recorded call of this period: nothing before it to compare.</div>"),
         }
         super::charts::rate_series(h, &row.series);

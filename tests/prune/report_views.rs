@@ -305,6 +305,9 @@ fn a_rule_promoted_today_is_inside_the_period() {
     // And with an explicit --since, which ends now.
     let r = json(&env.run(&["report", "--since", "90d", "--json"], b""));
     assert_ne!(r["effect"][0]["reading"], "not-measurable");
+    // A period that ends before the promotion says so, not "outside".
+    let page = html(&env, &["--since", "90d", "--until", &today]);
+    assert!(page.contains("Promoted after this period ends"), "{page}");
 }
 
 #[test]
