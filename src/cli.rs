@@ -122,6 +122,16 @@ pub(crate) enum Command {
         after_help = "Examples:\n  callus man | man -l -                      # read it now\n  callus man --dir ~/.local/share/man/man1   # install every page for `man callus-guard-check`"
     )]
     Man(ManArgs),
+    /// Let one refused call through, once: a person at a terminal, by the code the refusal
+    /// printed
+    ///
+    /// The code is bound to that command, that project and that tool, and expires 10 minutes
+    /// after the refusal; the approval lasts 10 minutes and one call. Refused without a
+    /// terminal or inside an agent's tool call. The grant and its use are audited.
+    #[command(
+        after_help = "Examples:\n  callus allow-once K7QX2M          # the code a refusal printed, typed at your terminal\n  callus allow-once K7QX2M --json"
+    )]
+    AllowOnce(AllowOnceArgs),
 }
 
 /// `callus guard [SUBCOMMAND]`.
@@ -718,4 +728,14 @@ pub(crate) struct ManArgs {
     /// instead of printing `callus.1`.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+/// `callus allow-once`.
+#[derive(Debug, Args)]
+pub(crate) struct AllowOnceArgs {
+    /// The code the refusal printed (case and dashes do not matter).
+    pub code: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -3,6 +3,7 @@
 //! `audit`, and callusguard's hook fixtures replayed against its shipped rulesets.
 
 mod actions;
+mod allow_once;
 mod audit;
 mod check;
 mod config;
@@ -79,8 +80,10 @@ pub(crate) fn bash(env: &Env, host: Host, command: &str) -> Vec<u8> {
 }
 
 /// `callus guard` with `stdin`.
+/// The refusal texts come without their allow-once sentence (checked for its shape by
+/// `common::strip_allow_once`; the approval itself is tested in `guard::allow_once`).
 pub(crate) fn guard(env: &Env, stdin: &[u8]) -> Output {
-    env.run(&["guard"], stdin)
+    crate::common::without_allow_once(env.run(&["guard"], stdin))
 }
 
 /// Every audit record in chain order, read straight from the store (empty if none).

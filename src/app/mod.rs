@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 mod docs;
+mod approve;
 mod guard;
 mod record;
 mod rules;
@@ -100,6 +101,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Demo(a) => demo::run(&a),
         Command::Completions(a) => Ok(docs::completions(&a)),
         Command::Man(a) => docs::man(&a),
+        Command::AllowOnce(a) => approve::run(home, &a),
     };
     match result {
         Ok(exit) => ExitCode::from(exit.code()),

@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
+use crate::guard::approve;
 use crate::guard::{Decision, Verdict, agent_text, decide_until};
 use crate::host::Event;
 use crate::host::wire::{self as hook, HookEvent, Host, Response};
@@ -245,12 +246,16 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
                 .first()
                 .map(|e| format!("rule could not be evaluated: {e}"))
         });
+    let mut refusal = None;
     if !decision.fired.is_empty() || error.is_some() {
         let record = decision_record(ctx, event, &rules, &decision, error.as_deref());
-        if let Err(e) = append(&ctx.home, &record) {
-            let msg = format!("audit chain not written: {e}");
-            crate::runtime::log_error(&ctx.home, &msg);
-            error.get_or_insert(msg);
+        match append(&ctx.home, &record) {
+            Ok(()) => refusal = Some(record),
+            Err(e) => {
+                let msg = format!("audit chain not written: {e}");
+                crate::runtime::log_error(&ctx.home, &msg);
+                error.get_or_insert(msg);
+            }
         }
     }
     let response = match (decision.verdict, agent_text(&decision)) {
@@ -259,6 +264,12 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         (Verdict::Block, Some(t)) => Response::Block(t),
         _ => Response::Silent,
     };
+    // A one-time approval is checked after the (pure) decision, and only on a refusal whose
+    // audit record is written and that no internal error touched.
+    let response = match (&refusal, &error) {
+        (Some(record), None) if !ctx.dryrun => with_approval(&ctx.home, record, response),
+        _ => response,
+    };
     // The process ends right after this answer: freeing every rule, pattern and string one
     // by one would cost as much as a fifth of a quiet call with a large ruleset.
     std::mem::forget(rules);
@@ -266,6 +277,26 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         host: event.host,
         response,
         error,
+    }
+}
+
+/// A refusal either used by a person's `allow-once` grant (a nudge saying so), or ending
+/// with the code that would grant it.
+fn with_approval(home: &Home, record: &AuditRecord, response: Response) -> Response {
+    let refuse = |text: &str| -> Option<String> {
+        approve::code_for(home, record)
+            .map(|code| format!("{text}{}", approve::refusal_note(&code)))
+    };
+    match response {
+        Response::Deny(text) => match approve::use_grant(home, record, chrono::Utc::now()) {
+            Some(note) => Response::Nudge(note),
+            None => Response::Deny(refuse(&text).unwrap_or(text)),
+        },
+        Response::Block(text) => match approve::use_grant(home, record, chrono::Utc::now()) {
+            Some(note) => Response::Nudge(note),
+            None => Response::Block(refuse(&text).unwrap_or(text)),
+        },
+        other => other,
     }
 }
 

@@ -12,6 +12,7 @@
 //! `app`.
 
 pub(crate) mod acs;
+pub(crate) mod approve;
 pub(crate) mod hook;
 
 use std::fmt::Write as _;

@@ -57,6 +57,30 @@ pub(crate) struct Proposal {
     pub attempt_count: Option<u64>,
     /// Evidence tier of what it matches.
     pub tier: &'static str,
+    /// `fail_count / attempt_count` of what its pattern matches, when it has attempts.
+    pub fail_rate: Option<f64>,
+    /// The message derive proposes for it.
+    pub message: Option<String>,
+}
+
+impl Proposal {
+    /// The proposal for one of a derivation's candidates.
+    #[must_use]
+    pub(crate) fn of(d: &derive::Derived, dv: &derive::Derivation) -> Self {
+        Proposal {
+            id: d.id().to_string(),
+            tool: d.rule["tool"].as_str().unwrap_or_default().to_string(),
+            pattern: d.proposal.any.first().cloned(),
+            // The candidate's own count (its backtest's, see derive's candidates).
+            fail_count: d.rule["meta"]["fail_count"]
+                .as_u64()
+                .unwrap_or(d.fail_count(&dv.clusters) as u64),
+            attempt_count: d.attempts,
+            tier: d.tier.label(),
+            fail_rate: d.rate,
+            message: d.rule["message"].as_str().map(str::to_string),
+        }
+    }
 }
 
 /// One replayed window.
@@ -64,6 +88,8 @@ pub(crate) struct Proposal {
 pub(crate) struct Week {
     /// Start (inclusive), `YYYY-MM-DD`.
     pub start: String,
+    /// Failed calls recorded in the window (every tool, as the totals count them).
+    pub failures: u64,
     /// Candidates proposed.
     pub proposed: u64,
     /// Clusters withheld as anecdotal.
@@ -124,20 +150,11 @@ pub(crate) fn replay(conn: &Connection, period: &Window, settings: Settings) -> 
             .candidates
             .iter()
             .take(3)
-            .map(|d| Proposal {
-                id: d.id().to_string(),
-                tool: d.rule["tool"].as_str().unwrap_or_default().to_string(),
-                pattern: d.proposal.any.first().cloned(),
-                // The candidate's own count (its backtest's, see derive's candidates).
-                fail_count: d.rule["meta"]["fail_count"]
-                    .as_u64()
-                    .unwrap_or(d.fail_count(&dv.clusters) as u64),
-                attempt_count: d.attempts,
-                tier: d.tier.label(),
-            })
+            .map(|d| Proposal::of(d, &dv))
             .collect();
         funnel.rows.push(Week {
             start: date(window.since_ms),
+            failures: failures_in(conn, &window)?,
             proposed,
             withheld,
             top,
@@ -145,4 +162,16 @@ pub(crate) fn replay(conn: &Connection, period: &Window, settings: Settings) -> 
     }
     funnel.unique = unique.len() as u64;
     Ok(funnel)
+}
+
+/// Failed calls recorded in `window`.
+fn failures_in(conn: &Connection, window: &Window) -> Result<u64> {
+    conn.query_row(
+        "SELECT count(*) FROM tool_calls
+         WHERE status = 'failure' AND started_ms >= ?1 AND started_ms < ?2",
+        [window.since_ms, window.until_ms],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n.max(0) as u64)
+    .map_err(|e| crate::Error::sql("count failures per week", e))
 }

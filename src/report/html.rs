@@ -8,7 +8,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, pct};
+use super::charts::escape;
+use super::evidence::p_text;
+use super::{Report, candidate_evidence, pct};
 use crate::prune::effect::{Effect, Outcome};
 
 const STYLE: &str = r#"
@@ -34,6 +36,8 @@ h2 { font-size:18px; margin:36px 0 12px; }
 .badge.helped { background:var(--good); } .badge.harmful { background:var(--bad); }
 .badge.volume-shift { background:var(--warn); } .badge.no-effect { background:#6b7280; }
 .note { font-size:13px; color:var(--warn); margin-top:4px; }
+.rule .pattern { margin:2px 0; overflow-wrap:anywhere; }
+.rule .message { margin:4px 0 8px; font-size:14px; }
 table { border-collapse:collapse; width:100%; font-size:14px; font-variant-numeric:tabular-nums; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); }
 th { color:var(--muted); font-weight:600; font-size:13px; }
@@ -42,23 +46,6 @@ code { font-family:ui-monospace,SFMono-Regular,Menlo,monospace; font-size:13px; 
 .caveat { color:var(--muted); font-size:13px; margin-top:28px; }
 svg text { font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; }
 "#;
-
-/// Escape text for HTML element content and attribute values.
-#[must_use]
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// Render the whole page.
 #[must_use]
@@ -80,6 +67,8 @@ pub(crate) fn render(r: &Report) -> String {
         r.days
     );
     cards(&mut h, r);
+    failures(&mut h, r);
+    candidates(&mut h, r);
     funnel(&mut h, r);
     effects(&mut h, r);
     let _ = writeln!(
@@ -136,8 +125,9 @@ fn funnel(h: &mut String, r: &Report) {
     );
     for (i, (label, n)) in stages.iter().enumerate() {
         let y = i as f64 * row + 4.0;
-        // Log scale: failures outnumber promotions by orders of magnitude.
-        let frac = ((*n as f64) + 1.0).ln() / (max + 1.0).ln();
+        // Linear: a bar's length is its count, so 7 candidates are drawn at 7/187 of the
+        // failures' width (a log scale drew them at half of it).
+        let frac = *n as f64 / max;
         let bw = ((w - label_w - 90.0) * frac).max(2.0);
         let _ = write!(
             h,
@@ -158,7 +148,7 @@ fn funnel(h: &mut String, r: &Report) {
         .map_or_else(|| "n/a".to_string(), |x| format!("{:.0}%", x * 100.0));
     let _ = write!(
         h,
-        "<p class=\"sub\" style=\"margin:8px 0 0\">Bars on a log scale. Promotion rate {} (derived promotions over unique candidates); {} promoted in all, {} written from principle.",
+        "<p class=\"sub\" style=\"margin:8px 0 0\">Bars to scale (linear). Promotion rate {} (derived promotions over unique candidates); {} promoted in all, {} written from principle.",
         escape(&rate),
         r.promoted.ids.len(),
         r.promoted.authored
@@ -171,54 +161,61 @@ fn funnel(h: &mut String, r: &Report) {
         );
     }
     h.push_str("</p>");
-    if let Some(f) = f.filter(|f| !f.rows.is_empty()) {
-        weekly(h, f);
+    if let Some(f) = f {
+        super::charts::weekly(h, &f.rows);
     }
     h.push_str("</div>");
 }
 
-fn weekly(h: &mut String, f: &super::funnel::Funnel) {
-    let n = f.rows.len() as f64;
-    let max = f
-        .rows
-        .iter()
-        .map(|w| w.proposed + w.withheld)
-        .max()
-        .unwrap_or(0)
-        .max(1) as f64;
-    let (w, ht, base) = (1000.0, 168.0, 120.0);
-    let slot = w / n;
-    let bw = (slot * 0.6).min(48.0);
-    let _ = write!(
-        h,
-        "<svg role=\"img\" aria-label=\"candidates per week\" viewBox=\"0 0 {w} {ht}\" width=\"100%\" style=\"margin-top:14px\">\
-         <line x1=\"0\" y1=\"{base}\" x2=\"{w}\" y2=\"{base}\" stroke=\"#e3e7ee\"/>"
-    );
-    for (i, row) in f.rows.iter().enumerate() {
-        let x = i as f64 * slot + (slot - bw) / 2.0;
-        let hp = row.proposed as f64 / max * 100.0;
-        let hw = row.withheld as f64 / max * 100.0;
+fn failures(h: &mut String, r: &Report) {
+    h.push_str("<h2>Top recurring failures</h2><div class=\"panel\" id=\"failures\">");
+    if r.failures.is_empty() {
+        h.push_str("No failure recurred in this period.</div>");
+        return;
+    }
+    h.push_str("<table><thead><tr><th class=\"num\">failures</th><th class=\"num\">of calls</th><th class=\"num\">sessions</th><th>tool</th><th>program</th><th>error signature</th></tr></thead><tbody>");
+    for f in &r.failures {
         let _ = write!(
             h,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{hp:.1}\" fill=\"#2f6fde\"><title>{}: {} proposed</title></rect>\
-             <rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{hw:.1}\" fill=\"#c9d2e0\"><title>{}: {} withheld</title></rect>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5f6b7a\">{}</text>",
-            base - hp,
-            escape(&row.start),
-            row.proposed,
-            base - hp - hw,
-            escape(&row.start),
-            row.withheld,
-            x + bw / 2.0,
-            base + 16.0,
-            escape(row.start.get(5..).unwrap_or(&row.start))
+            "<tr class=\"failure\"><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td></tr>",
+            f.failures,
+            f.attempts,
+            f.sessions,
+            escape(&f.tool),
+            escape(f.program.as_deref().unwrap_or("-")),
+            escape(&cut(f.signature.as_deref().unwrap_or("-"), 160)),
         );
     }
-    let _ = write!(
-        h,
-        "<text x=\"0\" y=\"{:.1}\" font-size=\"12\" fill=\"#5f6b7a\">candidates per week (blue: proposed, grey: withheld as anecdotal)</text></svg>",
-        ht - 4.0
-    );
+    h.push_str("</tbody></table></div>");
+}
+
+fn candidates(h: &mut String, r: &Report) {
+    h.push_str("<h2>Candidates</h2><div class=\"panel\" id=\"candidates\">");
+    if r.candidates.is_empty() {
+        h.push_str("Derive proposes no candidate over this period.</div>");
+        return;
+    }
+    h.push_str("<p class=\"sub\" style=\"margin:0 0 8px\">What <code>callus derive</code> proposes over the whole period; promote one with <code>callus rules promote ID</code>.</p><table><thead><tr><th>candidate</th><th>tool</th><th>pattern</th><th>tier</th><th>evidence</th></tr></thead><tbody>");
+    for c in &r.candidates {
+        let _ = write!(
+            h,
+            "<tr class=\"candidate\" id=\"candidate-{id}\"><td><code>{id}</code></td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+            escape(&c.tool),
+            escape(c.pattern.as_deref().unwrap_or("(tool-wide)")),
+            escape(c.tier),
+            escape(&candidate_evidence(c)),
+            id = escape(&c.id),
+        );
+    }
+    h.push_str("</tbody></table></div>");
+}
+
+/// `s` cut to `n` characters, with an ellipsis when cut.
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
 }
 
 fn effects(h: &mut String, r: &Report) {
@@ -232,17 +229,30 @@ fn effects(h: &mut String, r: &Report) {
         let _ = write!(
             h,
             "<div class=\"panel rule\" id=\"rule-{id}\"><h3>{id}<span class=\"badge {reading}\">{reading}</span></h3>\
-             <div class=\"meta\">{action} · {layer} layer · promoted {date}</div>",
+             <div class=\"meta\">{action} · {tool} · {layer} layer · promoted {date}</div>",
             id = escape(&row.id),
             reading = escape(row.reading),
             action = escape(row.action.as_str()),
+            tool = escape(&row.tool),
             layer = escape(row.layer),
             date = escape(&row.promoted)
         );
+        for pattern in &row.patterns {
+            let _ = write!(
+                h,
+                "<div class=\"pattern\"><code>{}</code></div>",
+                escape(pattern)
+            );
+        }
+        if let Some(m) = &row.message {
+            let _ = write!(h, "<p class=\"message\">{}</p>", escape(m));
+        }
         match &row.effect {
             Some(e) => before_after(h, e),
-            None => h.push_str("<div class=\"meta\">The promotion date is outside the recorded calls of this period: nothing to compare.</div>"),
+            None if row.promoted.as_str() >= r.until.get(..10).unwrap_or("") => h.push_str("<div class=\"meta\">Promoted after this period ends: choose a later <code>--until</code> to measure it.</div>"),
+            None => h.push_str("<div class=\"meta\">Promoted on or before the first recorded call of this period: nothing before it to compare.</div>"),
         }
+        super::charts::rate_series(h, &row.series);
         if let Some(n) = &row.note {
             let _ = write!(h, "<div class=\"note\">{}</div>", escape(n));
         }
@@ -256,7 +266,7 @@ fn effects(h: &mut String, r: &Report) {
                 [
                     format!("{} of {}", pct(e.before.rate()), e.before.attempts),
                     format!("{} of {}", pct(e.after.rate()), e.after.attempts),
-                    e.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+                    e.p_value.map_or("-".into(), p_text),
                     e.volume_change
                         .map_or("-".into(), |v| format!("{:+.0}%/day", v * 100.0)),
                 ]
@@ -321,9 +331,11 @@ fn before_after(h: &mut String, e: &Effect) {
         "<div class=\"meta\">attempts per day {:.1} → {:.1}{}</div>",
         e.before.per_day(),
         e.after.per_day(),
-        e.p_value.map_or_else(String::new, |p| format!(
-            " · two-proportion test p = {p:.3}"
-        ))
+        e.p_value.map_or_else(String::new, |p| {
+            let p = p_text(p);
+            let sign = if p.starts_with('<') { "" } else { "= " };
+            format!(" · two-proportion test p {sign}{}", escape(&p))
+        })
     );
 }
 

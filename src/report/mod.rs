@@ -10,6 +10,8 @@
 //! test, the change in attempt volume and a reading ([`crate::prune::effect`]). Output is a
 //! text summary, `--json`, or one self-contained HTML file ([`html`]).
 
+pub(crate) mod charts;
+pub(crate) mod evidence;
 pub(crate) mod funnel;
 pub(crate) mod html;
 
@@ -26,7 +28,8 @@ use crate::rules::layers::{LayerKind, LayerPaths};
 use crate::rules::{Action, RuleSet};
 use crate::window::{DAY_MS, Window, iso};
 use crate::{Error, Exit, Result};
-use funnel::Funnel;
+use evidence::{Point, RecurringFailure, p_text};
+use funnel::{Funnel, Proposal};
 
 /// The observational caveat printed with every effect table.
 pub(crate) const CAVEAT: &str = "Rates are observational: nothing controlled what else changed between before and after. Read every rate with its attempt count and the volume change.";
@@ -68,6 +71,12 @@ pub(crate) struct EffectRow {
     pub id: String,
     /// Layer kind.
     pub layer: &'static str,
+    /// The rule's tool glob.
+    pub tool: String,
+    /// Its patterns (`any`), as written.
+    pub patterns: Vec<String>,
+    /// Its message.
+    pub message: Option<String>,
     /// The action the guard applies.
     pub action: Action,
     /// The promotion date.
@@ -81,6 +90,8 @@ pub(crate) struct EffectRow {
     pub significant: bool,
     /// The volume-collapse note.
     pub note: Option<String>,
+    /// Its failure rate week by week around the promotion ([`evidence::series`]).
+    pub series: Vec<Point>,
 }
 
 /// The whole report (also the `--json` document).
@@ -94,6 +105,10 @@ pub(crate) struct Report {
     pub days: f64,
     /// Corpus totals.
     pub totals: Totals,
+    /// The top recurring failures.
+    pub failures: Vec<RecurringFailure>,
+    /// The candidates derive proposes over the whole period.
+    pub candidates: Vec<Proposal>,
     /// The derivation funnel.
     pub funnel: Option<Funnel>,
     /// Promoted rules.
@@ -129,12 +144,19 @@ pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &team_scope(args)?)?;
     let conn = crate::store::open_existing(evidence.path())?;
-    let first = first_call(conn.as_ref())?;
+    let recorded = recorded_span(conn.as_ref())?;
+    let now = crate::store::now_ms();
+    // With neither bound given, the period is fitted to the data: the first recorded day to
+    // the last, stretched to a promotion made since (today's included).
+    let until_default = match (&args.since, &args.until, recorded) {
+        (None, None, Some((_, last))) => fitted_end(last, latest_promotion(&rules), now),
+        _ => now,
+    };
     let period = Window::resolve(
         args.since.as_deref(),
         args.until.as_deref(),
-        crate::store::now_ms(),
-        |until_ms| first.unwrap_or(until_ms - 30 * DAY_MS),
+        until_default,
+        |until_ms| recorded.map_or(until_ms - 30 * DAY_MS, |(first, _)| midnight(first)),
     )?;
     if conn.is_none() {
         eprintln!(
@@ -157,15 +179,41 @@ pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// When the first recorded call started (Unix ms), if anything was recorded.
-fn first_call(conn: Option<&Connection>) -> Result<Option<i64>> {
+/// When the first and the last recorded call started (Unix ms), if anything was recorded.
+fn recorded_span(conn: Option<&Connection>) -> Result<Option<(i64, i64)>> {
     let Some(conn) = conn else { return Ok(None) };
-    conn.query_row(
-        "SELECT min(started_ms) FROM tool_calls WHERE started_ms IS NOT NULL",
-        [],
-        |r| r.get(0),
-    )
-    .map_err(|e| Error::sql("read first call", e))
+    let (first, last): (Option<i64>, Option<i64>) = conn
+        .query_row(
+            "SELECT min(started_ms), max(started_ms) FROM tool_calls WHERE started_ms IS NOT NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| Error::sql("read first and last call", e))?;
+    Ok(first.zip(last))
+}
+
+/// The UTC midnight that starts the day of `ms`.
+fn midnight(ms: i64) -> i64 {
+    ms.div_euclid(DAY_MS) * DAY_MS
+}
+
+/// The latest promotion date of any active rule, as the midnight that starts it.
+fn latest_promotion(rules: &RuleSet) -> Option<i64> {
+    rules
+        .rules()
+        .filter(|(l, r)| l.kind != LayerKind::Candidates && r.meta.contains_key("promoted"))
+        .filter_map(|(_, r)| r.promoted())
+        .filter_map(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc().timestamp_millis())
+        .max()
+}
+
+/// The end of a fitted period: after the last recorded day, or after the day of a later
+/// promotion (never past today).
+fn fitted_end(last_call: i64, promotion: Option<i64>, now: i64) -> i64 {
+    let after_last = midnight(last_call) + DAY_MS;
+    let after_promotion = promotion.map_or(0, |p| p.min(midnight(now)) + DAY_MS);
+    after_last.max(after_promotion)
 }
 
 /// Build the report over `period`.
@@ -179,7 +227,19 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         ),
         None => (Totals::default(), None, Vec::new()),
     };
-    let span = Span::of(&calls);
+    let (failures, candidates) = match conn {
+        Some(c) => (
+            evidence::recurring_failures(c, period)?,
+            evidence::candidates(c, period)?,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    // From the first recorded call to the end of the period: a rule promoted after the last
+    // call (today, say) is inside it, with nothing recorded after yet.
+    let span = Span::of(&calls).map(|sp| Span {
+        start_ms: sp.start_ms,
+        end_ms: sp.end_ms.max(u - 1),
+    });
     let mut promoted = Promoted::default();
     let mut rows = Vec::new();
     let chosen: Vec<_> = rules
@@ -201,9 +261,17 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
             promoted.authored += 1;
         }
         let effect = span.and_then(|sp| effect::measure(rule, &calls, idx, sp));
+        let series = date
+            .and_hms_opt(0, 0, 0)
+            .map(|t| evidence::series(&calls, idx, t.and_utc().timestamp_millis(), period))
+            .unwrap_or_default();
         rows.push(EffectRow {
             id: rule.id.clone(),
             layer: layer.kind.as_str(),
+            tool: rule.tool.clone(),
+            patterns: rule.any.iter().map(|p| p.source().to_string()).collect(),
+            message: rule.message.clone(),
+            series,
             action: layer.effective_action(rule),
             promoted: date.to_string(),
             reading: effect
@@ -226,6 +294,8 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         until: iso(u),
         days: (u - s) as f64 / 86_400_000.0,
         totals,
+        failures,
+        candidates,
         funnel,
         promoted,
         effect: rows,
@@ -296,6 +366,36 @@ pub(crate) fn text(r: &Report) -> String {
         );
     }
     out.push('\n');
+    if !r.failures.is_empty() {
+        let _ = writeln!(out, "top recurring failures");
+        let mut table =
+            crate::output::table(&["failures", "of", "sessions", "tool", "program", "error"]);
+        for f in &r.failures {
+            table.add_row(vec![
+                f.failures.to_string(),
+                f.attempts.to_string(),
+                f.sessions.to_string(),
+                f.tool.clone(),
+                f.program.clone().unwrap_or_else(|| "-".into()),
+                f.signature.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        let _ = writeln!(out, "{table}\n");
+    }
+    if !r.candidates.is_empty() {
+        let _ = writeln!(out, "candidates derive proposes over the period");
+        let mut table = crate::output::table(&["id", "tool", "pattern", "tier", "evidence"]);
+        for c in &r.candidates {
+            table.add_row(vec![
+                c.id.clone(),
+                c.tool.clone(),
+                c.pattern.clone().unwrap_or_else(|| "(tool-wide)".into()),
+                c.tier.to_string(),
+                candidate_evidence(c),
+            ]);
+        }
+        let _ = writeln!(out, "{table}\n");
+    }
     if let Some(f) = &r.funnel {
         let _ = writeln!(
             out,
@@ -357,7 +457,7 @@ pub(crate) fn text(r: &Report) -> String {
             Some(e) => (
                 format!("{} (n={})", pct(e.before.rate()), e.before.attempts),
                 format!("{} (n={})", pct(e.after.rate()), e.after.attempts),
-                e.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+                e.p_value.map_or("-".into(), p_text),
                 e.volume_change
                     .map_or("-".into(), |v| format!("{:+.0}%/day", v * 100.0)),
             ),
@@ -382,4 +482,17 @@ pub(crate) fn text(r: &Report) -> String {
     }
     let _ = writeln!(out, "  {CAVEAT}");
     out
+}
+
+/// `4 of 6 matched calls failed (67%)`, or the failure count alone without attempts.
+#[must_use]
+pub(crate) fn candidate_evidence(c: &Proposal) -> String {
+    match c.attempt_count {
+        Some(n) => format!(
+            "{} of {n} matched calls failed ({})",
+            c.fail_count,
+            pct(c.fail_rate)
+        ),
+        None => format!("{} failures (no attempt count)", c.fail_count),
+    }
 }

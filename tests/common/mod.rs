@@ -162,3 +162,49 @@ pub(crate) fn guard_decision(env: &Env, tool: &str, input: &serde_json::Value) -
         other => panic!("guard exited {other:?} on {tool} {input}"),
     }
 }
+
+/// The sentence every refusal of a call with a command ends with (`callus allow-once`).
+pub(crate) const ALLOW_ONCE_START: &str = " [If this refusal is wrong, only a person can let this exact call through once: ask the user to run `callus allow-once ";
+
+/// The allow-once code a refusal printed, if it printed one.
+pub(crate) fn allow_once_code(text: &str) -> Option<String> {
+    let at = text.find(ALLOW_ONCE_START)? + ALLOW_ONCE_START.len();
+    Some(
+        text[at..]
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect(),
+    )
+}
+
+/// `text` without its allow-once sentences, each checked for its exact shape (a six-letter
+/// code, the ten-minute expiry), so tests of a refusal's own text can compare it exactly.
+pub(crate) fn strip_allow_once(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(ALLOW_ONCE_START) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + ALLOW_ONCE_START.len()..];
+        let code: String = after
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        assert_eq!(code.len(), 6, "allow-once code in {text}");
+        let tail = "` in their own terminal within 10 minutes.]";
+        assert!(
+            after[6..].starts_with(tail),
+            "allow-once sentence in {text}"
+        );
+        rest = &after[6 + tail.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `out` with the allow-once sentences taken out of stdout and stderr (see
+/// [`strip_allow_once`]).
+pub(crate) fn without_allow_once(mut out: Output) -> Output {
+    out.stdout = strip_allow_once(&String::from_utf8_lossy(&out.stdout)).into_bytes();
+    out.stderr = strip_allow_once(&String::from_utf8_lossy(&out.stderr)).into_bytes();
+    out
+}

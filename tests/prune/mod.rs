@@ -6,3 +6,4 @@ mod history;
 mod lifecycle;
 mod promote;
 mod report;
+mod report_views;
