@@ -67,21 +67,26 @@ pub(crate) fn run(
     let dv = super::derive(&conn, options)?;
     // A candidate already promoted into a reviewed layer is explained too, and says where:
     // its evidence in this window is what the reviewed rule now answers for.
-    let Some((d, promoted_in)) = dv
+    // So is a recurring cluster the outcome model judged no rule: it says what it is instead.
+    let Some((d, promoted_in, finding)) = dv
         .candidates
         .iter()
-        .map(|d| (d, None))
+        .map(|d| (d, None, None))
         .chain(
             dv.promoted
                 .iter()
-                .map(|(d, layer)| (d, Some(layer.as_str()))),
+                .map(|(d, layer)| (d, Some(layer.as_str()), None)),
         )
-        .find(|(d, _)| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
+        .chain(dv.not_rules.iter().map(|(d, k)| (d, None, Some(*k))))
+        .find(|(d, _, _)| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
     else {
         return Err(not_found(&dv, id));
     };
     let mut report = report(&dv, d);
     report["promoted_in"] = json!(promoted_in);
+    if let Some(k) = finding {
+        report["finding"] = json!({"kind": k.label(), "why": k.why()});
+    }
     if json {
         print_json(&report);
     } else {
@@ -113,8 +118,16 @@ fn recorded(
                 || r["meta"]["clusters"]
                     .as_array()
                     .is_some_and(|cs| cs.iter().any(|c| c["id"] == id))
-        })?;
-        let window = Window::from_json(&rule["meta"]["window"])?;
+        });
+        let window = match rule {
+            Some(rule) => Window::from_json(&rule["meta"]["window"])?,
+            // A cluster judged no rule is listed in `generated.not_rules`, in the file's window.
+            None => doc["generated"]["not_rules"]
+                .as_array()?
+                .iter()
+                .any(|n| n["id"] == id)
+                .then(|| Window::from_json(&doc["window"]))??,
+        };
         Some((window, doc["generated"].clone()))
     })
 }
@@ -192,6 +205,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
             "tokens": k.tokens,
         })
     });
+    let field_contrast = d.proposal.field_unless.as_ref().map(|u| json!(u));
     let crossfire: Vec<Value> = d
         .backtest
         .crossfire_samples
@@ -213,6 +227,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "kind": d.proposal.kind,
         "rule": {
             "tool": d.rule["tool"],
+            "field": d.rule.get("field"),
             "match": d.rule.get("match"),
             "any": d.rule.get("any"),
             "unless": d.rule.get("unless"),
@@ -222,6 +237,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "masked": masked,
         "successes_of_shape": successes,
         "contrast": contrast,
+        "field_contrast": field_contrast,
         "backtest": backtest,
         "tier": d.tier.label(),
         "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
@@ -319,6 +335,14 @@ fn text(r: &Value) -> String {
         cell(&r["window"]["since"]),
         cell(&r["window"]["until"])
     );
+    if r["finding"].is_object() {
+        let _ = writeln!(
+            out,
+            "  NOT PROPOSED — {} finding: {}",
+            r["finding"]["kind"].as_str().unwrap_or_default(),
+            r["finding"]["why"].as_str().unwrap_or_default()
+        );
+    }
     for c in r["clusters"].as_array().into_iter().flatten() {
         let _ = writeln!(
             out,
@@ -333,10 +357,21 @@ fn text(r: &Value) -> String {
     let rule = &r["rule"];
     let _ = writeln!(
         out,
-        "\nrule: tool {}  match {}",
+        "\nrule: tool {}  match {}  field {}",
         cell(&rule["tool"]),
-        cell(&rule["match"])
+        cell(&rule["match"]),
+        cell(&rule["field"])
     );
+    if let Some(u) = r["field_contrast"].as_object() {
+        let _ = writeln!(
+            out,
+            "  field contrast: `{}` is in {} of {} successes and in none of the {} failures: the rule spares calls that pass it",
+            u["field"].as_str().unwrap_or_default(),
+            u["in_successes"],
+            u["successes"],
+            u["failures"]
+        );
+    }
     for p in rule["any"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  any    {}", cell(p));
     }

@@ -26,6 +26,8 @@ mod command;
 mod contrast;
 mod environment;
 mod explain;
+mod fields;
+mod finding;
 mod pattern;
 mod render;
 mod reviewed;
@@ -45,6 +47,7 @@ use crate::{Error, Exit, Result};
 use calls::Failure;
 use cluster::{Cluster, Kind};
 use contrast::{Contrast, ShapeStats};
+use finding::FindingKind;
 use pattern::Proposal;
 
 /// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
@@ -175,8 +178,12 @@ pub(crate) struct Derivation {
     pub below_min: usize,
     /// Proposals whose pattern matched none of their failures (not proposed).
     pub unmatched: usize,
-    /// Failures of the host's shell or tool, by kind (never candidates).
+    /// Failures of the host's shell or tool and of the environment (the network), by kind
+    /// (never candidates).
     pub environment: Vec<environment::Finding>,
+    /// Recurring clusters the outcome model says are no rule (see `finding`): the
+    /// environment's failures and the agent's guesses, with their verdict.
+    pub not_rules: Vec<(Derived, FindingKind)>,
     /// When the window holds no settled call: the span of the whole store, if any.
     pub store_span: Option<(i64, i64)>,
     /// No successful call in the window: no denominator, every tier unknown.
@@ -244,7 +251,17 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
             .then(|| contrast::contrast(c, shapes.get(&c.shape)));
-        if let Some(p) = pattern::propose(c, k.as_ref()) {
+        if let Some(mut p) = pattern::propose(c, k.as_ref()) {
+            if c.kind == Kind::ToolWide
+                && !c.group.key.starts_with("mcp__")
+                && let Some(u) = fields::field_unless(
+                    c.failures.iter().map(|&f| failures[f].command.as_str()),
+                    &c.group.glob,
+                    &scan.calls,
+                )
+            {
+                p = p.with_field_unless(u);
+            }
             proposals.push((i, p, k));
         }
     }
@@ -307,6 +324,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         below_min,
         unmatched: 0,
         environment,
+        not_rules: Vec::new(),
         store_span,
         no_denominator,
     };
@@ -335,6 +353,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         }
         if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
             derivation.promoted.push((d, layer));
+            continue;
+        }
+        let verdict = verdict(&derivation, &d, rule);
+        if verdict != FindingKind::Rule {
+            derivation.not_rules.push((d, verdict));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
             derivation.withheld.push(d);
         } else {
@@ -350,7 +373,43 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     derivation.candidates.sort_by_cached_key(order);
     derivation.withheld.sort_by_cached_key(order);
     derivation.promoted.sort_by_cached_key(|(d, _)| order(d));
+    derivation.not_rules.sort_by_cached_key(|(d, _)| order(d));
+    let found = environment::from_clusters(&derivation);
+    derivation.environment.extend(found);
     Ok(derivation)
+}
+
+/// The outcome model's verdict on a candidate-to-be (see `finding`): its failing calls, its
+/// backtest and, for a guess-shaped cluster only, the operands of the successes its rule
+/// matches.
+fn verdict(dv: &Derivation, d: &Derived, rule: &crate::rules::Rule) -> FindingKind {
+    let primary = &dv.clusters[d.clusters[0]];
+    let failing = d
+        .clusters
+        .iter()
+        .flat_map(|&i| &dv.clusters[i].failures)
+        .map(|&f| {
+            let f = &dv.failures[f];
+            finding::FailingCall {
+                operand: &f.command,
+                session: f.session.as_deref(),
+            }
+        })
+        .collect();
+    let facts = finding::Facts {
+        signature: &primary.signature,
+        dead_host: matches!(primary.kind, Kind::DeadHost(_)),
+        failing,
+        matched: (!dv.no_denominator).then_some((d.backtest.matched, d.backtest.failures)),
+    };
+    finding::classify(&facts, || {
+        dv.scan
+            .calls
+            .iter()
+            .filter(|c| !c.failed && c.fired_by(rule))
+            .map(|c| c.command.as_str())
+            .collect()
+    })
 }
 
 impl Derived {
@@ -399,14 +458,15 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     }
     if let (Some(path), Some(w)) = (&target, &written) {
         eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale)",
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale, {} retired as no rule)",
             derivation.candidates.len(),
             path.display(),
             w.added,
             w.updated,
             w.kept,
             w.retired,
-            w.stale
+            w.stale,
+            w.reclassified
         );
         if w.stale > 0 {
             eprintln!(
