@@ -421,6 +421,7 @@ impl Derived {
 
 /// `callus derive` and `callus derive explain ID`.
 pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
+    crate::record::outcome::check_settings(home)?;
     if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
         let evidence = crate::sync::evidence(db.as_deref(), home)?;
         return explain::run(home, &evidence, args, id, *json);
