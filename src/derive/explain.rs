@@ -40,12 +40,13 @@ pub(crate) fn run(
     args: &DeriveArgs,
     id: &str,
     json: bool,
+    out: Option<&std::path::Path>,
 ) -> Result<Exit> {
     let mut options = Options::from_args(args)?;
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
-    if let Some((window, generated)) = recorded(&paths, args.out.as_deref(), id) {
+    if let Some((window, generated)) = recorded(&paths, out.or(args.out.as_deref()), id) {
         options.window = window;
         // The tools it was derived with (`--include-tool`/`--exclude-tool` at the time).
         if let Some(excluded) = generated["excluded_tools"].as_array() {
@@ -90,7 +91,8 @@ pub(crate) fn run(
     if json {
         print_json(&report);
     } else {
-        print!("{}", text(&report));
+        let width = crate::output::terminal_width().map(usize::from);
+        print!("{}", fit(&text(&report), width));
     }
     Ok(Exit::Ok)
 }
@@ -300,6 +302,65 @@ fn error_line(error: &str) -> Option<String> {
     crate::record::error_line::error_line(error)
 }
 
+/// `text` with every prose line wider than `width` wrapped at spaces (continuation lines
+/// indented two more), so the explanation fits the terminal; tables are fitted already.
+/// No width known (not a terminal, no `$COLUMNS`): unchanged.
+fn fit(text: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|w| *w >= 20) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        if body.chars().count() <= width
+            || body.starts_with(['┌', '│', '╞', '└', '├', '╰', '╭', '+', '|'])
+        {
+            out.push_str(body);
+            out.push_str(nl);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let cont = " ".repeat((indent + 2).min(width / 2));
+        let mut cur = body[..indent].to_string();
+        let mut cur_len = indent;
+        let mut fresh = true;
+        for word in body[indent..].split(' ') {
+            let mut word = word.to_string();
+            loop {
+                let wlen = word.chars().count();
+                let need = if fresh { wlen } else { wlen + 1 };
+                if cur_len + need <= width {
+                    if !fresh {
+                        cur.push(' ');
+                    }
+                    cur.push_str(&word);
+                    cur_len += need;
+                    fresh = false;
+                    break;
+                }
+                if fresh {
+                    // A word wider than the line: split it.
+                    let room = width.saturating_sub(cur_len).max(1);
+                    let head: String = word.chars().take(room).collect();
+                    word = word.chars().skip(room).collect();
+                    cur.push_str(&head);
+                }
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur.clone_from(&cont);
+                cur_len = cont.len();
+                fresh = true;
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(nl);
+    }
+    out
+}
+
 /// Width of a table cell: about half of the terminal's `COLUMNS` (default 100).
 fn cell_chars() -> usize {
     std::env::var("COLUMNS")
@@ -488,4 +549,27 @@ fn text(r: &Value) -> String {
     }
     let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn prose_wraps_at_spaces_and_tables_stay() {
+        let text = "note: the pattern also matches 73 successful calls of what it matches\n│ a table row that is long but already fitted by the table │\n";
+        let out = fit(text, Some(24));
+        for l in out.lines().filter(|l| !l.starts_with('│')) {
+            assert!(l.chars().count() <= 24, "{l:?}");
+        }
+        assert!(out.contains("│ a table row that is long but already fitted by the table │"));
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(fit(text, None), text);
+        let long = fit(&"x".repeat(50), Some(20));
+        assert!(long.lines().all(|l| l.chars().count() <= 20), "{long}");
+        assert_eq!(long.replace(['\n', ' '], ""), "x".repeat(50));
+    }
 }

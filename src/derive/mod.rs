@@ -422,9 +422,9 @@ impl Derived {
 /// `callus derive` and `callus derive explain ID`.
 pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     crate::record::outcome::check_settings(home)?;
-    if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
+    if let Some(DeriveCommand::Explain { id, json, db, out }) = &args.command {
         let evidence = crate::sync::evidence(db.as_deref(), home)?;
-        return explain::run(home, &evidence, args, id, *json);
+        return explain::run(home, &evidence, args, id, *json, out.as_deref());
     }
     let mut options = Options::from_args(args)?;
     let cwd = std::env::current_dir().ok();
