@@ -403,10 +403,12 @@ fn verdict(dv: &Derivation, d: &Derived, rule: &crate::rules::Rule) -> FindingKi
         matched: (!dv.no_denominator).then_some((d.backtest.matched, d.backtest.failures)),
     };
     finding::classify(&facts, || {
-        dv.scan
-            .calls
-            .iter()
-            .filter(|c| !c.failed && c.fired_by(rule))
+        // One pass of the matcher over the scan (only for a guess-shaped cluster).
+        backtest::matching(&[rule], &dv.scan.calls)
+            .swap_remove(0)
+            .into_iter()
+            .map(|i| &dv.scan.calls[i])
+            .filter(|c| !c.failed)
             .map(|c| c.command.as_str())
             .collect()
     })
