@@ -7,9 +7,14 @@
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
-//! pattern matches), `reviewed` (candidates already promoted into a reviewed layer are not
-//! proposed again), `candidates` (the candidate document and the merge that keeps human
-//! review notes), `render` and `explain`.
+//! pattern matches), `fields` (a tool-wide candidate's `unless` on an input field only its
+//! successes carry: a Read with `offset`), `finding` (the verdict on each recurring
+//! cluster: a rule, an environment finding such as the network not answering, or the
+//! agent guessing a different missing operand each time — only rules are proposed; the
+//! others are reported once, in `generated.not_rules` and the summary), `reviewed`
+//! (candidates already promoted into a reviewed layer are not proposed again), `candidates`
+//! (the candidate document and the merge that keeps human review notes), `render` and
+//! `explain`.
 //!
 //! `derive` is the per-window function: `callus derive` runs it once, `report` replays it
 //! one 7-day window at a time for its funnel.
