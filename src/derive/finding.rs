@@ -18,6 +18,8 @@
 //!   the program, and it recurs), and a wrong *form* of operand that recurs — the failing
 //!   operands' files are read successfully under another spelling (wrong case, `/c/…` for
 //!   `C:\…`) and that happens in two or more sessions: a reviewer keeps that rule.
+//!   The same holds for one error signature from [`SHARED_PROGRAMS`] or more different
+//!   programs: what they share is the environment they ran in, not a fault of each.
 //! - **rule** — everything else: a candidate.
 
 use std::collections::{BTreeSet, HashSet};
@@ -61,6 +63,13 @@ impl FindingKind {
 /// The network kind of environment finding.
 pub(crate) const NETWORK: &str =
     "the network did not answer (connection refused, timed out or unreachable; no DNS server)";
+
+/// The kind of environment finding of one signature from several programs.
+pub(crate) const SHARED: &str =
+    "one error from several different programs (the environment they ran in, not any one of them)";
+
+/// Fewest distinct programs failing with one signature before it is the environment's.
+pub(crate) const SHARED_PROGRAMS: usize = 3;
 
 /// Phrases (lowercase) of an error whose cause is the network, not the command.
 const NETWORK_PHRASES: &[&str] = &[
@@ -115,6 +124,37 @@ pub(crate) fn environment_kind(signature: &str) -> Option<&'static str> {
         .then_some(NETWORK)
 }
 
+/// The signature without its exit status and its own program's `prog:` prefix, so one
+/// error from several programs (`node: error while loading…`, `ruby: error while
+/// loading…`) compares equal.
+pub(crate) fn without_program<'s>(signature: &'s str, head: &str) -> &'s str {
+    let s = signature.trim();
+    let s = s.strip_prefix("exit code #").map_or(s, str::trim_start);
+    // Spelled as the signature spells it: lowercase, digit runs as `#` (`python3` → `python#`).
+    let mut norm = String::with_capacity(head.len());
+    for c in head.to_lowercase().chars() {
+        if c.is_ascii_digit() {
+            if !norm.ends_with('#') {
+                norm.push('#');
+            }
+        } else {
+            norm.push(c);
+        }
+    }
+    s.strip_prefix(norm.as_str())
+        .and_then(|r| r.strip_prefix(':'))
+        .map_or(s, str::trim_start)
+}
+
+/// A signature that says more than an exit status (`exit code #` alone is every program's).
+pub(crate) fn is_specific(signature: &str) -> bool {
+    let rest = signature
+        .trim()
+        .strip_prefix("exit code #")
+        .unwrap_or(signature);
+    rest.chars().filter(char::is_ascii_alphabetic).count() >= 8
+}
+
 /// Does the signature say an operand (not the program) does not exist?
 pub(crate) fn says_operand_missing(signature: &str) -> bool {
     let s = signature.to_lowercase();
@@ -138,6 +178,8 @@ pub(crate) struct Facts<'a> {
     pub signature: &'a str,
     /// A dead-host cluster (one named host): never environment or guess.
     pub dead_host: bool,
+    /// Distinct programs whose failures carry this signature in the window.
+    pub programs_sharing: usize,
     /// Its failing calls.
     pub failing: Vec<FailingCall<'a>>,
     /// Calls the candidate's pattern matched, and how many of them failed (`None`: the
@@ -171,6 +213,9 @@ pub(crate) fn classify<'s>(
     }
     if let Some(kind) = environment_kind(facts.signature) {
         return FindingKind::Environment(kind);
+    }
+    if facts.programs_sharing >= SHARED_PROGRAMS && is_specific(facts.signature) {
+        return FindingKind::Environment(SHARED);
     }
     if !facts.guess_shaped() {
         return FindingKind::Rule;
@@ -261,6 +306,7 @@ mod tests {
         Facts {
             signature,
             dead_host: false,
+            programs_sharing: 1,
             failing,
             matched: Some(m),
         }
@@ -293,6 +339,27 @@ mod tests {
             (9, 1),
         );
         assert_eq!(classify(&f, Vec::new), FindingKind::Rule);
+    }
+
+    #[test]
+    fn one_signature_from_three_programs_is_the_environment() {
+        let sig = "exit code # error while loading shared libraries: libssl.so.#: cannot open shared object file";
+        let mut f = facts(sig, vec![call("a", "s")], (9, 3));
+        assert_eq!(classify(&f, Vec::new), FindingKind::Rule);
+        f.programs_sharing = 3;
+        assert_eq!(classify(&f, Vec::new), FindingKind::Environment(SHARED));
+        // A bare exit status is shared by everything and says nothing.
+        let mut f = facts("exit code #", vec![call("a", "s")], (9, 3));
+        f.programs_sharing = 5;
+        assert_eq!(classify(&f, Vec::new), FindingKind::Rule);
+        assert!(!is_specific("exit code # "));
+        assert_eq!(
+            without_program("exit code # node: error while loading", "node"),
+            without_program("ruby: error while loading", "Ruby")
+        );
+        assert_eq!(without_program("nodejs: x", "node"), "nodejs: x");
+        assert_eq!(without_program("python#: error x", "python3"), "error x");
+        assert!(is_specific("permission denied (publickey)"));
     }
 
     #[test]

@@ -401,9 +401,29 @@ fn verdict(dv: &Derivation, d: &Derived, rule: &crate::rules::Rule) -> FindingKi
             }
         })
         .collect();
+    // Distinct programs failing with this error (each one's own `prog:` prefix aside).
+    let programs_sharing = if let Kind::Program { head, .. } = &primary.kind {
+        let own = finding::without_program(&primary.signature, head);
+        let heads: std::collections::HashSet<&str> = dv
+            .clusters
+            .iter()
+            .filter_map(|c| match &c.kind {
+                Kind::Program { head, .. }
+                    if finding::without_program(&c.signature, head) == own =>
+                {
+                    Some(head.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        heads.len()
+    } else {
+        1
+    };
     let facts = finding::Facts {
         signature: &primary.signature,
         dead_host: matches!(primary.kind, Kind::DeadHost(_)),
+        programs_sharing,
         failing,
         matched: (!dv.no_denominator).then_some((d.backtest.matched, d.backtest.failures)),
     };

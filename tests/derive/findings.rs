@@ -240,3 +240,42 @@ fn a_field_only_successes_pass_exempts_them_from_a_tool_wide_candidate() {
         "{note}"
     );
 }
+
+#[test]
+fn one_error_from_several_programs_is_one_environment_finding() {
+    let env = Env::new();
+    let mut rows = Vec::new();
+    let mut hour = 0;
+    for prog in ["node", "python3", "ruby"] {
+        for i in 0..3 {
+            rows.push(Row::bash(
+                "failure",
+                &format!("{prog} -v --trace={i}"),
+                &format!("{prog}: error while loading shared libraries: libssl.so.3: cannot open shared object file"),
+                hour,
+            ));
+            hour += 1;
+        }
+        for i in 0..3 {
+            rows.push(Row::bash(
+                "success",
+                &format!("{prog} --version #{i}"),
+                "",
+                hour,
+            ));
+            hour += 1;
+        }
+    }
+    insert(&env, &rows);
+    let doc = derive_json(&env, &[]);
+    assert!(doc["rules"].as_array().unwrap().is_empty(), "{doc:#}");
+    let found = not_rules(&doc);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found.iter().all(|(_, k)| k == "environment"));
+    let kinds = doc["generated"]["environment"].as_array().unwrap();
+    assert_eq!(kinds.len(), 1, "reported once: {kinds:?}");
+    assert_eq!(
+        (kinds[0]["calls"].as_u64(), kinds[0]["programs"].as_u64()),
+        (Some(9), Some(3))
+    );
+}
