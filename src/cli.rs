@@ -407,6 +407,10 @@ pub(crate) enum DeriveCommand {
         /// store path — the store the candidate was derived from.
         #[arg(long, value_name = "DB")]
         db: Option<String>,
+        /// The candidate file it was written to with `derive --out FILE` (its window and
+        /// tool exclusions are read from there).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 

@@ -256,7 +256,10 @@ impl Settings {
             }
             seen.push(key);
             if key == "answer_codes" {
-                out.answer_codes = Some(value.to_string());
+                match answer_entries(value) {
+                    Ok(_) => out.answer_codes = Some(value.to_string()),
+                    Err(msg) => problem(format!("answer_codes: {msg}"), false),
+                }
                 continue;
             }
             match FailPolicy::parse(value) {
@@ -269,6 +272,62 @@ impl Settings {
         }
         out
     }
+}
+
+/// One `answer_codes` entry: a program, an optional next word, and the exit codes that are
+/// its answers (`make -q:1`, `mytool check:2 3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AnswerEntry {
+    /// Lowercase program basename.
+    pub program: String,
+    /// The word that must follow it, if any.
+    pub sub: Option<String>,
+    /// Answer exit codes, each 1–255.
+    pub codes: Vec<i64>,
+}
+
+/// The `answer_codes` value, strictly: comma-separated `program [sub]:code…` entries, each
+/// with one or two words before the `:` and one or more exit codes 1–255 after it.
+pub(crate) fn answer_entries(value: &str) -> std::result::Result<Vec<AnswerEntry>, String> {
+    let want = "want `program [sub]:code …`, e.g. `make -q:1, mytool check:2 3`";
+    let mut out = Vec::new();
+    for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((names, codes)) = entry.split_once(':') else {
+            return Err(format!(
+                "entry '{entry}' has no ':' before its codes ({want})"
+            ));
+        };
+        let words: Vec<&str> = names.split_whitespace().collect();
+        let (program, sub) = match words.as_slice() {
+            [p] => (p.to_ascii_lowercase(), None),
+            [p, s] => (p.to_ascii_lowercase(), Some((*s).to_string())),
+            _ => {
+                return Err(format!(
+                    "entry '{entry}' names {} words before ':' ({want})",
+                    words.len()
+                ));
+            }
+        };
+        let codes: Vec<i64> = codes
+            .split_whitespace()
+            .map(|c| {
+                c.parse::<i64>()
+                    .ok()
+                    .filter(|n| (1..=255).contains(n))
+                    .ok_or(c)
+            })
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|c| format!("entry '{entry}': '{c}' is not an exit code 1-255 ({want})"))?;
+        if codes.is_empty() {
+            return Err(format!("entry '{entry}' lists no exit code ({want})"));
+        }
+        out.push(AnswerEntry {
+            program,
+            sub,
+            codes,
+        });
+    }
+    Ok(out)
 }
 
 /// The value after `=`: a double-quoted string (no escapes) or a bare word, then nothing
@@ -339,6 +398,35 @@ pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> crate::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answer_codes_entries_are_strict() {
+        let ok = answer_entries("make -q:1, MyTool check:2 3,").unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(ok[1].program, "mytool");
+        assert_eq!(ok[1].sub.as_deref(), Some("check"));
+        assert_eq!(ok[1].codes, vec![2, 3]);
+        for (bad, says) in [
+            ("grep", "has no ':'"),
+            ("make:x", "'x' is not an exit code"),
+            ("make:0", "'0' is not an exit code"),
+            ("make:256", "'256' is not an exit code"),
+            ("make:", "lists no exit code"),
+            ("a b c:1", "names 3 words"),
+        ] {
+            let e = answer_entries(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let s = Settings::parse(Path::new("/h/config"), "\nanswer_codes = \"make:x\"\n");
+        assert_eq!(s.answer_codes, None);
+        assert!(
+            s.problems[0]
+                .to_string()
+                .starts_with("/h/config:2: answer_codes: entry 'make:x'"),
+            "{}",
+            s.problems[0]
+        );
+    }
 
     #[test]
     fn settings_parse_strictly_with_file_and_line() {

@@ -1,6 +1,8 @@
 //! Integration tests: `derive` and `derive explain`, through the real binary over a store
 //! filled the way the recorder fills it (see `derive/support.rs`).
 
+mod evidence;
+mod findings;
 mod lifecycle;
 mod realdata;
 mod support;

@@ -7,6 +7,7 @@ use crate::{Exit, Result};
 
 /// `callus record import PATH…`.
 pub(super) fn import(home: &Home, args: &ImportArgs) -> Result<Exit> {
+    crate::record::outcome::check_settings(home)?;
     let format = match args.format {
         ImportFormat::Auto => None,
         ImportFormat::Claude => Some(Format::Claude),

@@ -59,6 +59,7 @@ const DERIVED_META: &[&str] = &[
     "action_ceiling",
     "backtest",
     "contrast",
+    "field_contrast",
     "shape_attempts",
     "crossfire_note",
     "clusters",
@@ -76,6 +77,8 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<S
     if let Some(m) = p.match_mode {
         r.insert("match".into(), json!(m));
         r.insert("field".into(), json!("command"));
+    } else if let Some(u) = &p.field_unless {
+        r.insert("field".into(), json!(u.field));
     }
     if !p.any.is_empty() {
         r.insert("any".into(), json!(p.any));
@@ -214,6 +217,9 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
             }),
         );
     }
+    if let Some(u) = &d.proposal.field_unless {
+        meta.insert("field_contrast".into(), json!(u));
+    }
     if let Some(note) = crossfire_note(d, dv.options.min_attempts) {
         meta.insert("crossfire_note".into(), json!(note));
     }
@@ -317,17 +323,19 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
                 .iter()
                 .any(|t| t.verdict != super::contrast::Verdict::Neither)
         });
+        let separated = match &d.proposal.field_unless {
+            Some(u) => format!(
+                " (calls that pass `{}` are spared: {} of {} successes carry it and none of the failures; nothing else in the input separates the rest, so what fails is not in the call — the file's size, the remote's state)",
+                u.field, u.in_successes, u.successes
+            ),
+            None if narrowed => String::new(),
+            None => " and no flag or argument of the calls separates them from the successes"
+                .to_string(),
+        };
         let _ = write!(
             note,
-            "; more successes than failures ({} vs {}): proposed only because its failures share one error signature over {} session(s){} — refine the pattern before promoting it",
-            b.crossfire,
-            b.failures,
-            b.sessions,
-            if narrowed {
-                ""
-            } else {
-                " and no flag or argument of the calls separates them from the successes"
-            }
+            "; more successes than failures ({} vs {}): proposed only because its failures share one error signature over {} session(s){separated} — refine the pattern before promoting it",
+            b.crossfire, b.failures, b.sessions,
         );
     }
     Some(note)
@@ -393,6 +401,23 @@ pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Value {
     })
 }
 
+/// One recurring cluster the outcome model judged no rule (`generated.not_rules`).
+pub(crate) fn not_rule_entry(dv: &Derivation, d: &Derived, kind: super::FindingKind) -> Value {
+    let c = &dv.clusters[d.clusters[0]];
+    json!({
+        "id": d.id(),
+        "tool": c.group.glob,
+        "shape": c.shape,
+        "finding": kind.label(),
+        "why": kind.why(),
+        "error_signature": c.signature,
+        "fail_count": d.fail_count(&dv.clusters),
+        "matched": d.backtest.matched,
+        "matched_failures": d.backtest.failures,
+        "sessions": d.backtest.sessions,
+    })
+}
+
 /// The candidate document of a derivation.
 pub(crate) fn document(dv: &Derivation) -> Value {
     let o = &dv.options;
@@ -419,6 +444,13 @@ pub(crate) fn document(dv: &Derivation) -> Value {
                 "layer": layer,
                 "fail_count": d.fail_count(&dv.clusters),
             })).collect::<Vec<_>>(),
+            "not_rules": dv.not_rules.iter().map(|(d, k)| not_rule_entry(dv, d, *k)).collect::<Vec<_>>(),
+            "environment": dv.environment.iter().map(|f| json!({
+                "kind": f.kind,
+                "calls": f.calls,
+                "programs": f.programs,
+                "sessions": f.sessions,
+            })).collect::<Vec<_>>(),
         },
         "window": o.window.to_json(),
         "caveat": CAVEAT,
@@ -438,6 +470,8 @@ pub(crate) struct Written {
     pub kept: usize,
     /// Earlier candidates removed because a reviewed layer now declares them (promoted).
     pub retired: usize,
+    /// Earlier candidates removed because this run judged them no rule (see `finding`).
+    pub reclassified: usize,
     /// Earlier candidates removed because they no longer pass `guard check` (written by an
     /// older callus or edited by hand, their evidence no longer agrees with their tier).
     pub stale: usize,
@@ -540,6 +574,21 @@ pub(crate) fn merge(
     let before = rules.len();
     rules.retain(|old| !cluster_ids(old).iter().any(|id| promoted.contains_key(id)));
     let retired = before - rules.len();
+    // An earlier candidate this run judged no rule (an environment finding, a guess) is
+    // retired: it recurred, and the outcome model says what it is instead.
+    let not_rules: Vec<&str> = new["generated"]["not_rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n["id"].as_str())
+        .collect();
+    let before = rules.len();
+    rules.retain(|old| {
+        !cluster_ids(old)
+            .iter()
+            .any(|id| not_rules.contains(&id.as_str()))
+    });
+    let reclassified = before - rules.len();
     let mut touched = vec![false; rules.len()];
     let (mut added, mut updated) = (0, 0);
     for cand in new["rules"].as_array().into_iter().flatten() {
@@ -574,6 +623,7 @@ pub(crate) fn merge(
     }
     Ok(Written {
         stale: 0,
+        reclassified,
         document: Value::Object(out),
         added,
         updated,

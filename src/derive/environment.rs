@@ -1,7 +1,8 @@
-//! Environment findings: failures of the host's shell or tool (outcome class `harness`),
-//! reported once per kind with how many calls, programs and sessions they hit, never as a
-//! candidate rule against the programs that did not get to run. And, for a window with no
-//! calls at all, the dates the store does hold.
+//! Environment findings: failures of the host's shell or tool (outcome class `harness`)
+//! and recurring failures whose cause is outside the command (the network: see
+//! `finding`), reported once per kind with how many calls, programs and sessions they hit,
+//! never as a candidate rule against the programs that did not get to run or could not
+//! reach anything. And, for a window with no calls at all, the dates the store does hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -61,6 +62,36 @@ pub(crate) fn findings(conn: &Connection, window: &Window) -> Result<Vec<Finding
         .collect();
     out.sort_by_key(|f| std::cmp::Reverse(f.calls));
     Ok(out)
+}
+
+/// The recurring clusters the outcome model judged environment findings, one per kind.
+pub(crate) fn from_clusters(dv: &super::Derivation) -> Vec<Finding> {
+    let mut by_kind: BTreeMap<&'static str, Seen> = BTreeMap::new();
+    for (d, verdict) in &dv.not_rules {
+        let super::FindingKind::Environment(kind) = *verdict else {
+            continue;
+        };
+        let e = by_kind.entry(kind).or_default();
+        for &i in &d.clusters {
+            let c = &dv.clusters[i];
+            e.0 += c.count() as u64;
+            e.1.insert(c.shape.clone());
+            e.2.extend(
+                c.failures
+                    .iter()
+                    .map(|&f| dv.failures[f].session.clone().unwrap_or_default()),
+            );
+        }
+    }
+    by_kind
+        .into_iter()
+        .map(|(kind, (calls, programs, sessions))| Finding {
+            kind,
+            calls,
+            programs: programs.len() as u64,
+            sessions: sessions.len() as u64,
+        })
+        .collect()
 }
 
 /// The first and last call start in the whole store, when it holds any.

@@ -40,12 +40,13 @@ pub(crate) fn run(
     args: &DeriveArgs,
     id: &str,
     json: bool,
+    out: Option<&std::path::Path>,
 ) -> Result<Exit> {
     let mut options = Options::from_args(args)?;
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
-    if let Some((window, generated)) = recorded(&paths, args.out.as_deref(), id) {
+    if let Some((window, generated)) = recorded(&paths, out.or(args.out.as_deref()), id) {
         options.window = window;
         // The tools it was derived with (`--include-tool`/`--exclude-tool` at the time).
         if let Some(excluded) = generated["excluded_tools"].as_array() {
@@ -67,25 +68,31 @@ pub(crate) fn run(
     let dv = super::derive(&conn, options)?;
     // A candidate already promoted into a reviewed layer is explained too, and says where:
     // its evidence in this window is what the reviewed rule now answers for.
-    let Some((d, promoted_in)) = dv
+    // So is a recurring cluster the outcome model judged no rule: it says what it is instead.
+    let Some((d, promoted_in, finding)) = dv
         .candidates
         .iter()
-        .map(|d| (d, None))
+        .map(|d| (d, None, None))
         .chain(
             dv.promoted
                 .iter()
-                .map(|(d, layer)| (d, Some(layer.as_str()))),
+                .map(|(d, layer)| (d, Some(layer.as_str()), None)),
         )
-        .find(|(d, _)| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
+        .chain(dv.not_rules.iter().map(|(d, k)| (d, None, Some(*k))))
+        .find(|(d, _, _)| d.clusters.iter().any(|&i| dv.clusters[i].id() == id))
     else {
         return Err(not_found(&dv, id));
     };
     let mut report = report(&dv, d);
     report["promoted_in"] = json!(promoted_in);
+    if let Some(k) = finding {
+        report["finding"] = json!({"kind": k.label(), "why": k.why()});
+    }
     if json {
         print_json(&report);
     } else {
-        print!("{}", text(&report));
+        let width = crate::output::terminal_width().map(usize::from);
+        print!("{}", fit(&text(&report), width));
     }
     Ok(Exit::Ok)
 }
@@ -113,8 +120,16 @@ fn recorded(
                 || r["meta"]["clusters"]
                     .as_array()
                     .is_some_and(|cs| cs.iter().any(|c| c["id"] == id))
-        })?;
-        let window = Window::from_json(&rule["meta"]["window"])?;
+        });
+        let window = match rule {
+            Some(rule) => Window::from_json(&rule["meta"]["window"])?,
+            // A cluster judged no rule is listed in `generated.not_rules`, in the file's window.
+            None => doc["generated"]["not_rules"]
+                .as_array()?
+                .iter()
+                .any(|n| n["id"] == id)
+                .then(|| Window::from_json(&doc["window"]))??,
+        };
         Some((window, doc["generated"].clone()))
     })
 }
@@ -192,6 +207,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
             "tokens": k.tokens,
         })
     });
+    let field_contrast = d.proposal.field_unless.as_ref().map(|u| json!(u));
     let crossfire: Vec<Value> = d
         .backtest
         .crossfire_samples
@@ -213,6 +229,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "kind": d.proposal.kind,
         "rule": {
             "tool": d.rule["tool"],
+            "field": d.rule.get("field"),
             "match": d.rule.get("match"),
             "any": d.rule.get("any"),
             "unless": d.rule.get("unless"),
@@ -222,6 +239,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "masked": masked,
         "successes_of_shape": successes,
         "contrast": contrast,
+        "field_contrast": field_contrast,
         "backtest": backtest,
         "tier": d.tier.label(),
         "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
@@ -284,6 +302,65 @@ fn error_line(error: &str) -> Option<String> {
     crate::record::error_line::error_line(error)
 }
 
+/// `text` with every prose line wider than `width` wrapped at spaces (continuation lines
+/// indented two more), so the explanation fits the terminal; tables are fitted already.
+/// No width known (not a terminal, no `$COLUMNS`): unchanged.
+fn fit(text: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|w| *w >= 20) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        if body.chars().count() <= width
+            || body.starts_with(['┌', '│', '╞', '└', '├', '╰', '╭', '+', '|'])
+        {
+            out.push_str(body);
+            out.push_str(nl);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let cont = " ".repeat((indent + 2).min(width / 2));
+        let mut cur = body[..indent].to_string();
+        let mut cur_len = indent;
+        let mut fresh = true;
+        for word in body[indent..].split(' ') {
+            let mut word = word.to_string();
+            loop {
+                let wlen = word.chars().count();
+                let need = if fresh { wlen } else { wlen + 1 };
+                if cur_len + need <= width {
+                    if !fresh {
+                        cur.push(' ');
+                    }
+                    cur.push_str(&word);
+                    cur_len += need;
+                    fresh = false;
+                    break;
+                }
+                if fresh {
+                    // A word wider than the line: split it.
+                    let room = width.saturating_sub(cur_len).max(1);
+                    let head: String = word.chars().take(room).collect();
+                    word = word.chars().skip(room).collect();
+                    cur.push_str(&head);
+                }
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur.clone_from(&cont);
+                cur_len = cont.len();
+                fresh = true;
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(nl);
+    }
+    out
+}
+
 /// Width of a table cell: about half of the terminal's `COLUMNS` (default 100).
 fn cell_chars() -> usize {
     std::env::var("COLUMNS")
@@ -319,6 +396,14 @@ fn text(r: &Value) -> String {
         cell(&r["window"]["since"]),
         cell(&r["window"]["until"])
     );
+    if r["finding"].is_object() {
+        let _ = writeln!(
+            out,
+            "  NOT PROPOSED — {} finding: {}",
+            r["finding"]["kind"].as_str().unwrap_or_default(),
+            r["finding"]["why"].as_str().unwrap_or_default()
+        );
+    }
     for c in r["clusters"].as_array().into_iter().flatten() {
         let _ = writeln!(
             out,
@@ -333,10 +418,21 @@ fn text(r: &Value) -> String {
     let rule = &r["rule"];
     let _ = writeln!(
         out,
-        "\nrule: tool {}  match {}",
+        "\nrule: tool {}  match {}  field {}",
         cell(&rule["tool"]),
-        cell(&rule["match"])
+        cell(&rule["match"]),
+        cell(&rule["field"])
     );
+    if let Some(u) = r["field_contrast"].as_object() {
+        let _ = writeln!(
+            out,
+            "  field contrast: `{}` is in {} of {} successes and in none of the {} failures: the rule spares calls that pass it",
+            u["field"].as_str().unwrap_or_default(),
+            u["in_successes"],
+            u["successes"],
+            u["failures"]
+        );
+    }
     for p in rule["any"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  any    {}", cell(p));
     }
@@ -453,4 +549,27 @@ fn text(r: &Value) -> String {
     }
     let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn prose_wraps_at_spaces_and_tables_stay() {
+        let text = "note: the pattern also matches 73 successful calls of what it matches\n│ a table row that is long but already fitted by the table │\n";
+        let out = fit(text, Some(24));
+        for l in out.lines().filter(|l| !l.starts_with('│')) {
+            assert!(l.chars().count() <= 24, "{l:?}");
+        }
+        assert!(out.contains("│ a table row that is long but already fitted by the table │"));
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(fit(text, None), text);
+        let long = fit(&"x".repeat(50), Some(20));
+        assert!(long.lines().all(|l| l.chars().count() <= 20), "{long}");
+        assert_eq!(long.replace(['\n', ' '], ""), "x".repeat(50));
+    }
 }

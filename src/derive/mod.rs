@@ -7,9 +7,14 @@
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
-//! pattern matches), `reviewed` (candidates already promoted into a reviewed layer are not
-//! proposed again), `candidates` (the candidate document and the merge that keeps human
-//! review notes), `render` and `explain`.
+//! pattern matches), `fields` (a tool-wide candidate's `unless` on an input field only its
+//! successes carry: a Read with `offset`), `finding` (the verdict on each recurring
+//! cluster: a rule, an environment finding such as the network not answering, or the
+//! agent guessing a different missing operand each time — only rules are proposed; the
+//! others are reported once, in `generated.not_rules` and the summary), `reviewed`
+//! (candidates already promoted into a reviewed layer are not proposed again), `candidates`
+//! (the candidate document and the merge that keeps human review notes), `render` and
+//! `explain`.
 //!
 //! `derive` is the per-window function: `callus derive` runs it once, `report` replays it
 //! one 7-day window at a time for its funnel.
@@ -26,6 +31,8 @@ mod command;
 mod contrast;
 mod environment;
 mod explain;
+mod fields;
+mod finding;
 mod pattern;
 mod render;
 mod reviewed;
@@ -45,6 +52,7 @@ use crate::{Error, Exit, Result};
 use calls::Failure;
 use cluster::{Cluster, Kind};
 use contrast::{Contrast, ShapeStats};
+use finding::FindingKind;
 use pattern::Proposal;
 
 /// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
@@ -175,8 +183,12 @@ pub(crate) struct Derivation {
     pub below_min: usize,
     /// Proposals whose pattern matched none of their failures (not proposed).
     pub unmatched: usize,
-    /// Failures of the host's shell or tool, by kind (never candidates).
+    /// Failures of the host's shell or tool and of the environment (the network), by kind
+    /// (never candidates).
     pub environment: Vec<environment::Finding>,
+    /// Recurring clusters the outcome model says are no rule (see `finding`): the
+    /// environment's failures and the agent's guesses, with their verdict.
+    pub not_rules: Vec<(Derived, FindingKind)>,
     /// When the window holds no settled call: the span of the whole store, if any.
     pub store_span: Option<(i64, i64)>,
     /// No successful call in the window: no denominator, every tier unknown.
@@ -244,7 +256,17 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
             .then(|| contrast::contrast(c, shapes.get(&c.shape)));
-        if let Some(p) = pattern::propose(c, k.as_ref()) {
+        if let Some(mut p) = pattern::propose(c, k.as_ref()) {
+            if c.kind == Kind::ToolWide
+                && !c.group.key.starts_with("mcp__")
+                && let Some(u) = fields::field_unless(
+                    c.failures.iter().map(|&f| failures[f].command.as_str()),
+                    &c.group.glob,
+                    &scan.calls,
+                )
+            {
+                p = p.with_field_unless(u);
+            }
             proposals.push((i, p, k));
         }
     }
@@ -307,6 +329,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         below_min,
         unmatched: 0,
         environment,
+        not_rules: Vec::new(),
         store_span,
         no_denominator,
     };
@@ -335,6 +358,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         }
         if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
             derivation.promoted.push((d, layer));
+            continue;
+        }
+        let verdict = verdict(&derivation, &d, rule);
+        if verdict != FindingKind::Rule {
+            derivation.not_rules.push((d, verdict));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
             derivation.withheld.push(d);
         } else {
@@ -350,7 +378,65 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     derivation.candidates.sort_by_cached_key(order);
     derivation.withheld.sort_by_cached_key(order);
     derivation.promoted.sort_by_cached_key(|(d, _)| order(d));
+    derivation.not_rules.sort_by_cached_key(|(d, _)| order(d));
+    let found = environment::from_clusters(&derivation);
+    derivation.environment.extend(found);
     Ok(derivation)
+}
+
+/// The outcome model's verdict on a candidate-to-be (see `finding`): its failing calls, its
+/// backtest and, for a guess-shaped cluster only, the operands of the successes its rule
+/// matches.
+fn verdict(dv: &Derivation, d: &Derived, rule: &crate::rules::Rule) -> FindingKind {
+    let primary = &dv.clusters[d.clusters[0]];
+    let failing = d
+        .clusters
+        .iter()
+        .flat_map(|&i| &dv.clusters[i].failures)
+        .map(|&f| {
+            let f = &dv.failures[f];
+            finding::FailingCall {
+                operand: &f.command,
+                session: f.session.as_deref(),
+            }
+        })
+        .collect();
+    // Distinct programs failing with this error (each one's own `prog:` prefix aside).
+    let programs_sharing = if let Kind::Program { head, .. } = &primary.kind {
+        let own = finding::without_program(&primary.signature, head);
+        let heads: std::collections::HashSet<&str> = dv
+            .clusters
+            .iter()
+            .filter_map(|c| match &c.kind {
+                Kind::Program { head, .. }
+                    if finding::without_program(&c.signature, head) == own =>
+                {
+                    Some(head.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        heads.len()
+    } else {
+        1
+    };
+    let facts = finding::Facts {
+        signature: &primary.signature,
+        dead_host: matches!(primary.kind, Kind::DeadHost(_)),
+        programs_sharing,
+        failing,
+        matched: (!dv.no_denominator).then_some((d.backtest.matched, d.backtest.failures)),
+    };
+    finding::classify(&facts, || {
+        // One pass of the matcher over the scan (only for a guess-shaped cluster).
+        backtest::matching(&[rule], &dv.scan.calls)
+            .swap_remove(0)
+            .into_iter()
+            .map(|i| &dv.scan.calls[i])
+            .filter(|c| !c.failed)
+            .map(|c| c.command.as_str())
+            .collect()
+    })
 }
 
 impl Derived {
@@ -362,9 +448,10 @@ impl Derived {
 
 /// `callus derive` and `callus derive explain ID`.
 pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
-    if let Some(DeriveCommand::Explain { id, json, db }) = &args.command {
+    crate::record::outcome::check_settings(home)?;
+    if let Some(DeriveCommand::Explain { id, json, db, out }) = &args.command {
         let evidence = crate::sync::evidence(db.as_deref(), home)?;
-        return explain::run(home, &evidence, args, id, *json);
+        return explain::run(home, &evidence, args, id, *json, out.as_deref());
     }
     let mut options = Options::from_args(args)?;
     let cwd = std::env::current_dir().ok();
@@ -401,14 +488,15 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     }
     if let (Some(path), Some(w)) = (&target, &written) {
         eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale)",
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale, {} retired as no rule)",
             derivation.candidates.len(),
             path.display(),
             w.added,
             w.updated,
             w.kept,
             w.retired,
-            w.stale
+            w.stale,
+            w.reclassified
         );
         if w.stale > 0 {
             eprintln!(

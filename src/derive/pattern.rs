@@ -10,7 +10,8 @@
 //!   simple commands;
 //! - dead hosts: `"match": "segment"`, case-insensitive, on the host name wherever it appears
 //!   in a simple command (URL, `user@host`, bare argument);
-//! - tool-wide clusters: no pattern (the rule's `tool` glob is the pattern).
+//! - tool-wide clusters: no pattern (the rule's `tool` glob is the pattern), exempting the
+//!   calls that carry an input field no failure carries (`field`, see `fields`).
 //!
 //! Every pattern compiles on the linear-time engine, is valid Python `re` syntax, and
 //! requires the candidate's prefilter literal in the text it matches (the backtest relies on
@@ -19,6 +20,7 @@
 use super::cluster::{Cluster, Kind};
 use super::command::POLL_LOOP_PATTERN;
 use super::contrast::Contrast;
+use super::fields::FieldUnless;
 
 /// What a candidate matches and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +38,19 @@ pub(crate) struct Proposal {
     pub flags: Option<&'static str>,
     /// Lowercase literal every match contains (Bash candidates): the backtest prefilter.
     pub literal: Option<String>,
+    /// A tool-wide candidate's field contrast: the rule's `field` is this field and its
+    /// `unless` [`super::fields::NUMBER`] spares the calls that carry it.
+    pub field_unless: Option<FieldUnless>,
+}
+
+impl Proposal {
+    /// This tool-wide proposal, exempting the calls that carry `u.field`.
+    pub(crate) fn with_field_unless(mut self, u: FieldUnless) -> Self {
+        self.kind = "missing-field";
+        self.unless = vec![super::fields::NUMBER.to_string()];
+        self.field_unless = Some(u);
+        self
+    }
 }
 
 /// The proposal for `cluster`; `None` when there is nothing to pattern on.
@@ -49,6 +64,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             match_mode: None,
             flags: None,
             literal: None,
+            field_unless: None,
         }),
         Kind::PollLoop => Some(Proposal {
             kind: "poll-loop",
@@ -57,6 +73,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             match_mode: Some("text"),
             flags: None,
             literal: Some("sleep".into()),
+            field_unless: None,
         }),
         Kind::DeadHost(host) => Some(Proposal {
             kind: "dead-host",
@@ -65,6 +82,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             match_mode: Some("segment"),
             flags: Some("i"),
             literal: Some(host.to_ascii_lowercase()),
+            field_unless: None,
         }),
         Kind::Program { head, pathed } => {
             let mut any = program_pattern(&cluster.shape, *pathed);
@@ -89,6 +107,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
                 match_mode: Some("segment"),
                 flags: None,
                 literal: Some(head.to_ascii_lowercase()),
+                field_unless: None,
             })
         }
     }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::candidates::{CAVEAT, Written};
 use super::cluster::Kind;
+use super::finding::FindingKind;
 use super::{Derivation, Derived};
 use crate::output::table;
 use crate::rules::tier;
@@ -79,13 +80,38 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
     if !dv.environment.is_empty() {
         let _ = writeln!(
             out,
-            "\nEnvironment findings (the host's shell or tool failed; not failures of the commands, never candidates):"
+            "\nEnvironment findings (the host's shell or tool failed, or the network did not answer; not failures of the commands, never candidates):"
         );
         for f in &dv.environment {
             let _ = writeln!(
                 out,
                 "  · {}: {} call(s) of {} program(s) over {} session(s)",
                 f.kind, f.calls, f.programs, f.sessions
+            );
+        }
+    }
+    let guesses: Vec<&Derived> = dv
+        .not_rules
+        .iter()
+        .filter(|(_, k)| *k == FindingKind::Guess)
+        .map(|(d, _)| d)
+        .collect();
+    if !guesses.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} recurring cluster(s) are the agent guessing, not rules: a different operand in every failing call, which the error says does not exist, while the tool succeeds on most calls it matches:",
+            guesses.len()
+        );
+        for d in guesses.iter().take(MAX_WITHHELD_LISTED) {
+            let c = &dv.clusters[d.clusters[0]];
+            let sig: String = c.signature.chars().take(60).collect();
+            let _ = writeln!(
+                out,
+                "  · {}  {}x, {} of {} matched calls failed  [{sig}]",
+                d.id(),
+                d.fail_count(&dv.clusters),
+                d.backtest.failures,
+                d.backtest.matched
             );
         }
     }
@@ -197,8 +223,12 @@ fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
         .first()
         .cloned()
         .unwrap_or_else(|| "(tool-wide)".into());
-    for u in &d.proposal.unless {
-        let _ = write!(pattern, "\nunless {u}");
+    if let Some(u) = &d.proposal.field_unless {
+        let _ = write!(pattern, "\nunless it passes `{}`", u.field);
+    } else {
+        for u in &d.proposal.unless {
+            let _ = write!(pattern, "\nunless {u}");
+        }
     }
     let crossfire = if d.backtest.crossfire == 0 {
         "0".to_string()

@@ -143,31 +143,32 @@ pub(crate) fn answer_table(setting: Option<&str>) -> Vec<Answer> {
             with_message: m,
         })
         .collect();
-    for entry in setting.unwrap_or_default().split(',') {
-        if let Some(answer) = parse_entry(entry) {
-            table.push(answer);
-        }
+    // The setting is validated where it is read (`config::Settings`): a malformed value
+    // never gets here from the file, and adds nothing when passed directly.
+    for e in crate::config::answer_entries(setting.unwrap_or_default()).unwrap_or_default() {
+        table.push(Answer {
+            program: e.program,
+            sub: e.sub,
+            codes: e.codes,
+            with_message: true,
+        });
     }
     table
 }
 
-/// One `program [sub]:code…` entry; `None` when malformed (ignored, like any bad setting).
-fn parse_entry(entry: &str) -> Option<Answer> {
-    let (names, codes) = entry.split_once(':')?;
-    let mut names = names.split_whitespace();
-    let program = names.next()?.to_ascii_lowercase();
-    let sub = names.next().map(str::to_string);
-    let codes: Vec<i64> = codes
-        .split_whitespace()
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    (!codes.is_empty()).then_some(Answer {
-        program,
-        sub,
-        codes,
-        with_message: true,
-    })
+/// A malformed `answer_codes` setting, as the error of a command that classifies outcomes
+/// (`record import`, `derive`): exit 3, naming the file, line and key. The hooks never
+/// stop on it (they classify with the built-ins and the valid rest).
+pub(crate) fn check_settings(home: &crate::config::Home) -> crate::Result<()> {
+    match home
+        .settings()
+        .problems
+        .iter()
+        .find(|p| p.to_string().contains(": answer_codes: "))
+    {
+        Some(p) => Err(crate::Error::Invalid(p.to_string())),
+        None => Ok(()),
+    }
 }
 
 /// The answer table of the settings in `home` (the built-ins when there are none).
@@ -563,11 +564,14 @@ mod tests {
 
     #[test]
     fn the_table_extends_from_the_setting() {
-        let table = answer_table(Some("mytool check:2 3, bad entry, make:x"));
+        let table = answer_table(Some("mytool check:2 3, make -q:1"));
         let cmd = "mytool check --all";
         assert!(is_answer(cmd, 3, "Exit code 3", &table));
         assert!(!is_answer(cmd, 3, "Exit code 3", &answer_table(None)));
         assert!(!is_answer("mytool run", 3, "Exit code 3", &table));
-        assert!(!table.iter().any(|a| a.program == "make"));
+        assert!(table.iter().any(|a| a.program == "make"));
+        // A malformed value (which the settings file reports) adds nothing.
+        let bad = answer_table(Some("mytool check:2 3, make:x"));
+        assert_eq!(bad.len(), answer_table(None).len());
     }
 }

@@ -63,6 +63,11 @@ pub(crate) fn summary<'a>(tool: &str, input: &'a Value) -> Option<Cow<'a, str>> 
     if tool.starts_with("mcp__") {
         return compact(input);
     }
+    if tool == "Read"
+        && let Some(ranged) = ranged_read(input)
+    {
+        return Some(Cow::Owned(ranged));
+    }
     let found = match tool {
         "Write" | "Edit" | "MultiEdit" | "Read" => text("file_path"),
         "NotebookEdit" | "NotebookRead" => text("notebook_path"),
@@ -87,6 +92,28 @@ pub(crate) fn summary<'a>(tool: &str, input: &'a Value) -> Option<Cow<'a, str>> 
             .or_else(|| text("url")),
     };
     found.map(Cow::Borrowed).or_else(|| compact(input))
+}
+
+/// Input fields of a `Read` that choose what part of the file is read.
+pub(crate) const READ_RANGE_FIELDS: &[&str] = &["offset", "limit", "pages"];
+
+/// A `Read` of part of a file (`offset`, `limit`, `pages`) is stored as a JSON object of the
+/// path and those fields, so what separates it from a whole-file read stays in the store
+/// (derive contrasts on it; the backtest reads a stored object as the tool input). A
+/// whole-file read is stored as its path alone.
+fn ranged_read(input: &Value) -> Option<String> {
+    let path = input.get("file_path").and_then(Value::as_str)?;
+    let mut out = serde_json::Map::new();
+    out.insert("file_path".into(), Value::String(path.to_string()));
+    for k in READ_RANGE_FIELDS {
+        if let Some(v) = input.get(*k).filter(|v| !v.is_null()) {
+            out.insert((*k).to_string(), v.clone());
+        }
+    }
+    if out.len() == 1 {
+        return None;
+    }
+    serde_json::to_string(&Value::Object(out)).ok()
 }
 
 fn compact(input: &Value) -> Option<Cow<'static, str>> {
@@ -171,6 +198,17 @@ mod tests {
             summary("apply_patch", &v).unwrap(),
             "apply_patch m.txt, src/a.rs"
         );
+    }
+
+    #[test]
+    fn a_ranged_read_keeps_its_range() {
+        let v = json!({"file_path": "/a/log.md", "limit": 200});
+        assert_eq!(
+            summary("Read", &v).unwrap(),
+            r#"{"file_path":"/a/log.md","limit":200}"#
+        );
+        let v = json!({"file_path": "/a/log.md", "offset": null});
+        assert_eq!(summary("Read", &v).unwrap(), "/a/log.md");
     }
 
     #[test]

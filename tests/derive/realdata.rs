@@ -8,7 +8,9 @@
 //! first run wrote (a merge must never abort). Then: every keeper not marked
 //! `known_missing` is proposed as its own candidate with the tier, ceiling and counts its
 //! label states; no candidate's signature is one of a refusal or a harness failure; every
-//! other candidate is listed with the reason its label gives, or as unlabelled.
+//! labelled non-keeper is not proposed and is reported as the finding (environment, guess)
+//! its label names; every other candidate is listed with the reason its label gives, or as
+//! unlabelled. The report ends with each store's precision and recall.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -181,9 +183,67 @@ fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures(
                 .map_or("UNLABELLED", |n| s(n, "why"));
             let _ = writeln!(report, "  not a keeper {} [{sig}]: {why}", s(c, "id"));
         }
+        // Every labelled non-keeper of these archives is reported as the finding its label
+        // names, never proposed.
+        let not_rules = doc["generated"]["not_rules"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for n in labels["not_keepers"].as_array().unwrap() {
+            if !archives.contains(&s(n, "archive")) {
+                continue;
+            }
+            let sig = s(n, "signature");
+            if candidates.iter().any(|c| matches(c, n)) {
+                problems.push(format!("{store}: non-keeper [{sig}] proposed"));
+            }
+            let Some(want) = n["finding"].as_str() else {
+                continue;
+            };
+            match not_rules
+                .iter()
+                .find(|f| f["tool"] == n["tool"] && s(f, "error_signature").contains(sig))
+            {
+                Some(f) if s(f, "finding") == want => {
+                    let _ = writeln!(
+                        report,
+                        "  {want} (not proposed) {} [{sig}]: {} failures, {} of {} matched calls failed",
+                        s(f, "id"),
+                        f["fail_count"],
+                        f["matched_failures"],
+                        f["matched"]
+                    );
+                }
+                Some(f) => problems.push(format!(
+                    "{store}: [{sig}] reported as {} (want {want})",
+                    s(f, "finding")
+                )),
+                None => problems.push(format!("{store}: [{sig}] not reported as {want}")),
+            }
+        }
+        for e in doc["generated"]["environment"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let _ = writeln!(
+                report,
+                "  environment: {}: {} call(s), {} program(s), {} session(s)",
+                s(e, "kind"),
+                e["calls"],
+                e["programs"],
+                e["sessions"]
+            );
+        }
+        let labelled = labels["keepers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|k| archives.contains(&s(k, "archive")))
+            .count();
         let _ = writeln!(
             report,
-            "  precision {keepers_found}/{} proposals are keepers",
+            "  precision {keepers_found}/{} proposals are keepers; recall {keepers_found}/{labelled} keepers proposed",
             candidates.len()
         );
     }

@@ -23,6 +23,8 @@ fn a_rule_promoted_days_ago_is_too_young_not_pruned() {
          "message": "m", "meta": {"promoted": young}},
         {"id": "old", "tool": "Bash", "any": ["\\bold-tool\\b"], "action": "nudge",
          "message": "m", "meta": {"promoted": old}},
+        {"id": "thin", "tool": "Bash", "any": ["\\bthin-tool\\b"], "action": "nudge",
+         "message": "m", "meta": {"promoted": old}},
     ]}));
     let mut h = History::open(&env);
     // The old rule's program ran often since its promotion: an honest prune.
@@ -31,6 +33,17 @@ fn a_rule_promoted_days_ago_is_too_young_not_pruned() {
             "s",
             "Bash",
             "old-tool run",
+            "success",
+            Utc::now() - Duration::days(i + 1),
+        );
+    }
+    // The thin rule is old, but its program ran twice since: fewer attempts than a verdict
+    // needs (--min-attempts), so too young as well.
+    for i in 0..2 {
+        h.call(
+            "s",
+            "Bash",
+            "thin-tool run",
             "success",
             Utc::now() - Duration::days(i + 1),
         );
@@ -50,6 +63,15 @@ fn a_rule_promoted_days_ago_is_too_young_not_pruned() {
     };
     assert_eq!(verdict("young"), "too-young", "{report:#}");
     assert_eq!(verdict("old"), "prune");
+    assert_eq!(verdict("thin"), "too-young", "{report:#}");
+    let thin = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "thin")
+        .unwrap()
+        .to_string();
+    assert!(thin.contains("only 2 matching attempt(s)"), "{thin}");
     let text = stdout(&env.run(&["guard", "prune"], b""));
     assert!(text.contains("TOO-YOUNG"), "{text}");
 }

@@ -4,6 +4,7 @@
 //! (tests/fixtures/record/*.json); transcripts and rollouts are real files or written in the
 //! real formats of older client generations.
 
+mod answer_codes;
 mod busy;
 mod digest;
 mod first_hour;
