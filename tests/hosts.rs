@@ -333,7 +333,7 @@ fn our_commands(peer: Peer, doc: &Value) -> Vec<(String, String)> {
                     "command"
                 };
                 if let Some(c) = h[key].as_str()
-                    && c.starts_with(BIN)
+                    && (c.starts_with(BIN) || c.starts_with("callus "))
                 {
                     out.push((event.clone(), c.to_string()));
                 }
@@ -371,8 +371,10 @@ fn round_trip(peer: Peer, scope: &str, original: Option<&str>) {
         Peer::Gemini => "BeforeTool",
         Peer::Cursor | Peer::Copilot => "preToolUse",
     };
+    // Project hooks (a committed file) call `callus` by name; user hooks this binary.
+    let bin = if scope == "--project" { "callus" } else { BIN };
     assert!(
-        ours.contains(&(guard_event.to_string(), format!("{BIN} guard"))),
+        ours.contains(&(guard_event.to_string(), format!("{bin} guard"))),
         "{peer:?}: {text}"
     );
     assert!(
@@ -458,6 +460,7 @@ fn doctor_env() -> Env {
     let mut env = Env::new();
     let bin = env.home_path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("callus")).unwrap();
     env.var("PATH", &format!("{}:/usr/bin:/bin", bin.display()));
     env
 }

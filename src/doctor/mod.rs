@@ -7,9 +7,10 @@
 //! `--json` prints the same checks as data: `{"ok", "failures", "warnings", "checks":
 //! [{"area", "status": "ok"|"warn"|"fail"|"info", "message"}]}`. Exit 0 when nothing is `✗`
 //! (warnings allowed), 1 otherwise. Doctor only reads: it opens the store read-only and never
-//! migrates it.
+//! migrates it (its one write is the probe of [`home`], created and removed at once).
 
 pub(crate) mod clients;
+mod home;
 pub(crate) mod store;
 pub(crate) mod wiring;
 
@@ -83,6 +84,7 @@ impl Report {
 pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
     let mut report = Report::default();
     let wired = wiring::check(&mut report);
+    self::home::check(home, &mut report);
     store::check(home, &wired, &mut report);
     rules(home, &mut report);
     config(home, &mut report);

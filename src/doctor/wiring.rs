@@ -8,7 +8,7 @@ use super::{Report, Status};
 use crate::host::codex_home;
 use crate::host::{Host, Role, Trust};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{GUARD_TIMEOUT, find_on_path, is_executable};
+use crate::install::spec::{GUARD_TIMEOUT, find_on_path, is_executable, resolve};
 use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
@@ -47,7 +47,7 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
             }
             host_wired = true;
             check_target(report, &target, &doc, &found);
-            binaries.extend(found.iter().map(|f| f.binary.clone()));
+            binaries.extend(found.iter().filter_map(|f| resolve(&f.binary)));
             wired.push(Wired {
                 host,
                 modified: std::fs::metadata(&target.path)
@@ -57,11 +57,13 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
         }
         let flag = host.spec().install_flag;
         if present && !host_wired {
+            // Installed but not wired is a choice (a user may run callus with one agent
+            // only); "wired into no agent at all" is the failure, below.
             report.add(
                 "wiring",
-                Status::Fail,
+                Status::Info,
                 format!(
-                    "{}: found, but callus is not wired in (project or user scope): run `callus install {flag}`",
+                    "{}: found, not wired (to wire it: `callus install {flag}`)",
                     host.slug()
                 ),
             );
@@ -137,12 +139,18 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
         }
     }
     for f in found {
-        if !is_executable(&f.binary) {
-            problems.push(format!(
+        match resolve(&f.binary) {
+            Some(b) if is_executable(&b) => {}
+            Some(b) => problems.push(format!(
                 "stale binary path: {} calls {}, which is not an executable file (run `callus install` again)",
                 f.event,
+                b.display()
+            )),
+            None => problems.push(format!(
+                "{} calls `{}` by name, and none is on PATH: every call of the hook fails (put callus on PATH)",
+                f.event,
                 f.binary.display()
-            ));
+            )),
         }
     }
     problems.dedup();
@@ -225,6 +233,17 @@ fn version((major, minor, patch): (u64, u64, u64)) -> String {
 fn check_trust(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
     let config = codex_home().join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap_or_default();
+    if let Err(e) = codex_trust::validate(&config, &text) {
+        report.add(
+            "wiring",
+            Status::Fail,
+            format!(
+                "{}: {e}: Codex cannot load its configuration, so it trusts none of the hooks",
+                target.label()
+            ),
+        );
+        return;
+    }
     let recorded = codex_trust::recorded(&text);
     let entries = codex_trust::entries(&target.path, &doc.value, found);
     let mut untrusted = Vec::new();

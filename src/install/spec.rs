@@ -36,6 +36,36 @@ pub(crate) fn hook_binary() -> PathBuf {
     real
 }
 
+/// What project-scope hooks call: `callus` by name, on `PATH`.
+pub(crate) const BY_NAME: &str = "callus";
+
+/// Say so when project hooks calling `callus` by name would not run this binary.
+pub(crate) fn warn_unless_on_path() {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("callus"));
+    let real = std::fs::canonicalize(&exe).unwrap_or(exe);
+    match find_on_path(BY_NAME) {
+        None => println!(
+            "⚠ project hooks call `callus` by name, and no callus is on PATH: put {} on PATH (e.g. `cargo install --path .`) or the hooks fail",
+            real.display()
+        ),
+        Some(p) if std::fs::canonicalize(&p).is_ok_and(|c| c != real) => println!(
+            "⚠ project hooks call `callus` by name, which on PATH is {}, not this binary ({})",
+            p.display(),
+            real.display()
+        ),
+        Some(_) => {}
+    }
+}
+
+/// The binary a hook's `binary` runs: itself when it is a path, else its `PATH` entry.
+#[must_use]
+pub(crate) fn resolve(binary: &Path) -> Option<PathBuf> {
+    if binary.components().count() > 1 || binary.is_absolute() {
+        return Some(binary.to_path_buf());
+    }
+    find_on_path(&binary.to_string_lossy())
+}
+
 /// The command line of a hook: the binary (shell-quoted when needed) and the subcommand.
 #[must_use]
 pub(crate) fn command_line(binary: &Path, role: Role) -> String {
