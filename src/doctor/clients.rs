@@ -91,6 +91,34 @@ fn range(oldest: &str, newest: &str) -> String {
 mod tests {
     use super::*;
 
+    /// `scripts/install-clients` installs exactly the versions the host table calls
+    /// verified: the newest of every npm client, and the oldest Claude Code.
+    #[test]
+    fn install_clients_pins_the_verified_versions() {
+        use crate::host::Host;
+        let script = include_str!("../../scripts/install-clients");
+        let default = |var: &str| -> String {
+            let line = script
+                .lines()
+                .find(|l| l.contains(&format!("${{{var}:-")))
+                .unwrap_or_else(|| panic!("{var} has no default"));
+            let start = line.find(":-").unwrap() + 2;
+            line[start..line[start..].find('}').unwrap() + start].to_string()
+        };
+        let spec = |h: Host| h.spec().verified;
+        assert_eq!(
+            default("CALLUS_E2E_CLAUDE_VERSION"),
+            spec(Host::ClaudeCode).1
+        );
+        assert_eq!(
+            default("CALLUS_E2E_CLAUDE_OLDEST"),
+            spec(Host::ClaudeCode).0
+        );
+        assert_eq!(default("CALLUS_E2E_CODEX_VERSION"), spec(Host::Codex).1);
+        assert_eq!(default("CALLUS_E2E_GEMINI_VERSION"), spec(Host::Gemini).1);
+        assert_eq!(default("CALLUS_E2E_COPILOT_VERSION"), spec(Host::Copilot).1);
+    }
+
     #[test]
     fn versions_are_read_from_either_client() {
         assert_eq!(parse_version("2.1.328 (Claude Code)\n"), Some((2, 1, 328)));
