@@ -105,14 +105,20 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
     let path = target.path.display();
     let mut problems: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
-    for spec in target.host.specs() {
+    for spec in &target.host.specs_for_client() {
         let hits: Vec<&Found> = found
             .iter()
             .filter(|f| f.event == spec.event && f.role == spec.role)
             .collect();
         let Some(f) = hits.first() else {
             let what = format!("{} → callus {} is not wired", spec.event, spec.role.arg());
-            if spec.role == Role::Guard {
+            if spec.role == Role::Guard && spec.since.is_some() {
+                // Newer pre-call events (Claude Code's PreSkillShellCommand): the main
+                // guard still screens tool calls.
+                warnings.push(format!(
+                    "{what}: run `callus install` again to screen them too"
+                ));
+            } else if spec.role == Role::Guard {
                 problems.push(format!("{what}: no call is screened"));
             } else {
                 warnings.push(what);

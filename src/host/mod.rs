@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub(crate) use answer::emit_for;
+pub(crate) use answer::{emit_for, emit_for_event};
 pub(crate) use event::Event;
 #[cfg(test)]
 pub(crate) use hooks::CODEX_GUARD_MATCHER;
@@ -298,6 +298,23 @@ impl Host {
     #[must_use]
     pub fn specs(self) -> &'static [HookSpec] {
         self.spec().hooks
+    }
+
+    /// [`Host::specs`] less the ones the installed client is known to predate (a client
+    /// not found keeps them all: it may be installed or upgraded later).
+    #[must_use]
+    pub(crate) fn specs_for_client(self) -> Vec<HookSpec> {
+        let mut version = None;
+        self.specs()
+            .iter()
+            .filter(|s| {
+                let Some(since) = s.since else { return true };
+                let v = version
+                    .get_or_insert_with(|| client::installed_version(self.spec().executable));
+                v.is_none_or(|v| v >= since)
+            })
+            .copied()
+            .collect()
     }
 
     /// Parse a slug or alias (case-insensitive); unknown names are `None`.

@@ -211,7 +211,23 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
     let doc = versioned::load(target.host, &target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();
     let opts = handler_options(home, target.host);
-    let merged = settings::merge(&doc.value, target.host.specs(), binary, opts);
+    let specs = target.host.specs_for_client();
+    if specs.len() < target.host.specs().len() {
+        let left: Vec<&str> = target
+            .host
+            .specs()
+            .iter()
+            .filter(|s| !specs.contains(s))
+            .map(|s| s.event)
+            .collect();
+        println!(
+            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
+            target.label(),
+            target.host.spec().label,
+            left.join(", ")
+        );
+    }
+    let merged = settings::merge(&doc.value, &specs, binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
     } else {
