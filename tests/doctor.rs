@@ -485,3 +485,38 @@ fn an_unwritable_callus_home_fails() {
         "{v:#}"
     );
 }
+
+/// Issue 17: doctor fires the configured guard with a benign and a dangerous call and
+/// checks the answers, so a guard that answers nothing is caught.
+#[test]
+fn doctor_fires_the_guard_and_catches_one_that_never_refuses() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = doctor_env();
+    let settings = install_project(&env);
+    let v = doctor(&env);
+    assert!(
+        has(
+            &v,
+            "firing",
+            "ok",
+            "claude-code project: fired `callus guard`"
+        ),
+        "{v:#}"
+    );
+    // A `callus` that lets everything through, wired in place of the real one.
+    let fake = env.home_path().join("fake/callus");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 0\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace("\"callus guard\"", &format!("\"{} guard\"", fake.display())),
+    )
+    .unwrap();
+    let v = doctor(&env);
+    assert!(
+        has(&v, "firing", "fail", "`rm -rf /` got exit Some(0)"),
+        "{v:#}"
+    );
+}

@@ -503,6 +503,13 @@ fn doctor_reports_each_host_wired_and_its_client_version() {
                 .any(|m| m.starts_with(peer.slug())),
             "{peer:?}: {v:#}"
         );
+        // Doctor fired the guard in this host's shape and got the host's answers.
+        assert!(
+            checks(&v, "firing", "ok")
+                .iter()
+                .any(|m| m.starts_with(&label) && m.contains("is refused in its shape")),
+            "{peer:?}: {v:#}"
+        );
         // A missing guard is a failure.
         let path = env.repo_path().join(peer.project_file());
         let mut doc: Value =

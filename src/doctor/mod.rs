@@ -1,7 +1,8 @@
 //! `callus doctor`: prove callus is installed, wired, firing and healthy.
 //!
 //! Each check is one line — `✓` ok, `⚠` warning, `✗` problem, `·` information — grouped by
-//! area: the binary and the hooks that call it ([`wiring`]), whether the hooks actually fire
+//! area: the binary and the hooks that call it ([`wiring`]), the guard hooks fired with a
+//! benign and a dangerous call in each host's shape ([`probe`]), whether the hooks actually fire
 //! and the store and audit chain are sound ([`store`]), the active rulesets, and the agent
 //! clients' versions against the ones the end-to-end tests last passed on ([`clients`]).
 //! `--json` prints the same checks as data: `{"ok", "failures", "warnings", "checks":
@@ -11,6 +12,7 @@
 
 pub(crate) mod clients;
 mod home;
+mod probe;
 pub(crate) mod store;
 pub(crate) mod wiring;
 

@@ -47,6 +47,7 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
             }
             host_wired = true;
             check_target(report, &target, &doc, &found);
+            super::probe::check(report, &target, &found, &cwd);
             binaries.extend(found.iter().filter_map(|f| resolve(&f.binary)));
             wired.push(Wired {
                 host,
