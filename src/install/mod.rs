@@ -108,23 +108,34 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
             cwd.display()
         )));
     }
-    let named = [
-        (Host::ClaudeCode, args.claude),
-        (Host::Codex, args.codex),
-        (Host::Gemini, args.gemini),
-        (Host::Cursor, args.cursor),
-        (Host::Copilot, args.copilot),
-    ];
+    // Every host of the table, in its order; no flag at all means the first (Claude Code).
+    let named: Vec<(Host, bool)> = crate::host::HOSTS
+        .iter()
+        .map(|spec| (spec.host, flag_set(args, spec.install_flag)))
+        .collect();
     let none_named = named.iter().all(|(_, on)| !on);
     let hosts: Vec<Host> = named
-        .into_iter()
-        .filter(|&(h, on)| on || (none_named && h == Host::ClaudeCode))
-        .map(|(h, _)| h)
+        .iter()
+        .enumerate()
+        .filter(|&(i, &(_, on))| on || (none_named && i == 0))
+        .map(|(_, &(h, _))| h)
         .collect();
     Ok(hosts
         .into_iter()
         .map(|h| Target::resolve(h, scope, &cwd))
         .collect())
+}
+
+/// Whether the host selected by `flag` (the host table's `install_flag`) was asked for.
+fn flag_set(args: &InstallArgs, flag: &str) -> bool {
+    match flag {
+        "--claude" => args.claude,
+        "--codex" => args.codex,
+        "--gemini" => args.gemini,
+        "--cursor" => args.cursor,
+        "--copilot" => args.copilot,
+        _ => false,
+    }
 }
 
 /// `callus install`.
@@ -574,4 +585,31 @@ fn normalize(v: &Value) -> Value {
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    /// Every host of the table is selected by its own flag and by no other.
+    #[test]
+    fn every_hosts_install_flag_selects_it() {
+        for spec in crate::host::HOSTS {
+            let cli = crate::cli::Cli::try_parse_from(["callus", "install", spec.install_flag])
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.install_flag));
+            let crate::cli::Command::Install(args) = cli.command else {
+                panic!("not install");
+            };
+            for other in crate::host::HOSTS {
+                assert_eq!(
+                    flag_set(&args, other.install_flag),
+                    other.host == spec.host,
+                    "{} vs {}",
+                    spec.install_flag,
+                    other.install_flag
+                );
+            }
+        }
+    }
 }
