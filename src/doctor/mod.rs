@@ -85,7 +85,7 @@ impl Report {
 /// Entry point of `callus doctor`.
 pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
     let mut report = Report::default();
-    let wired = wiring::check(&mut report);
+    let wired = wiring::check(home, &mut report);
     self::home::check(home, &mut report);
     store::check(home, &wired, &mut report);
     rules(home, &mut report);

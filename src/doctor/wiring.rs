@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::{Report, Status};
+use crate::config::{FailPolicy, Home};
 use crate::host::codex_home;
 use crate::host::{Host, Role, Trust};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{GUARD_TIMEOUT, find_on_path, is_executable, resolve};
+use crate::install::spec::{BlockOnFailure, GUARD_TIMEOUT, find_on_path, is_executable, resolve};
 use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
@@ -21,7 +22,7 @@ pub(crate) struct Wired {
 }
 
 /// Check every place hooks can live; return the ones that are wired.
-pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
+pub(crate) fn check(home: &Home, report: &mut Report) -> Vec<Wired> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut wired = Vec::new();
     let mut binaries: Vec<PathBuf> = Vec::new();
@@ -46,7 +47,7 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
                 continue;
             }
             host_wired = true;
-            check_target(report, &target, &doc, &found);
+            check_target(report, home.fail_policy(), &target, &doc, &found);
             super::probe::check(report, &target, &found, &cwd);
             binaries.extend(found.iter().filter_map(|f| resolve(&f.binary)));
             wired.push(Wired {
@@ -101,7 +102,13 @@ fn host_present(host: Host) -> bool {
     (spec.config_dir)().is_dir() || find_on_path(spec.executable).is_some()
 }
 
-fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
+fn check_target(
+    report: &mut Report,
+    policy: FailPolicy,
+    target: &Target,
+    doc: &Doc,
+    found: &[Found],
+) {
     let label = target.label();
     let path = target.path.display();
     let mut problems: Vec<String> = Vec::new();
@@ -142,7 +149,7 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
             ));
         }
         if spec.role == Role::Guard {
-            check_guard_failure(target.host, f, &mut problems, &mut warnings);
+            check_guard_failure(target.host, policy, f, &mut problems, &mut warnings);
         }
     }
     for f in found {
@@ -191,6 +198,7 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
 /// "block"`, or a guard that crashes or times out lets the call run anyway.
 fn check_guard_failure(
     host: Host,
+    policy: FailPolicy,
     f: &Found,
     problems: &mut Vec<String>,
     warnings: &mut Vec<String>,
@@ -208,32 +216,17 @@ fn check_guard_failure(
         )),
         Some(_) => {}
     }
-    let Some(on_failure) = host.spec().block_on_failure_since else {
-        return;
-    };
-    if crate::config::Home::from_env().fail_policy() != crate::config::FailPolicy::Closed {
-        return;
-    }
-    let since = version(on_failure);
     let blocks = f.on_failure.as_deref() == Some("block");
-    match crate::host::client::installed_version(host.spec().executable) {
-        Some(v) if v >= on_failure && !blocks => problems.push(format!(
+    let support = BlockOnFailure::of(host, policy);
+    match support {
+        BlockOnFailure::Honoured if !blocks => problems.push(format!(
             "fail-closed is configured but {} has no `onFailure: \"block\"`: a guard that crashes or times out lets the call run (run `callus install` again)",
             f.event
         )),
-        Some(v) if v < on_failure => warnings.push(format!(
-            "fail-closed is configured but Claude Code {} predates `onFailure: \"block\"` ({since}): a guard that times out lets the call run",
-            version(v)
-        )),
-        None if !blocks => warnings.push(
-            "fail-closed is configured but the Claude Code version is unknown, and the guard has no `onFailure: \"block\"`".to_string(),
-        ),
+        BlockOnFailure::TooOld(_) => warnings.extend(support.shortfall(host)),
+        BlockOnFailure::Unknown if !blocks => warnings.extend(support.shortfall(host)),
         _ => {}
     }
-}
-
-fn version((major, minor, patch): (u64, u64, u64)) -> String {
-    format!("{major}.{minor}.{patch}")
 }
 
 /// Codex skips a hook whose recorded `trusted_hash` is missing or stale, without a word.

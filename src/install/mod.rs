@@ -196,26 +196,11 @@ fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
 }
 
 fn block_on_failure(home: &Home, host: Host) -> bool {
-    let Some(since) = host.spec().block_on_failure_since else {
-        return false;
-    };
-    if home.fail_policy() != crate::config::FailPolicy::Closed {
-        return false;
+    let support = spec::BlockOnFailure::of(host, home.fail_policy());
+    if let Some(why) = support.shortfall(host) {
+        println!("· {why}");
     }
-    let (a, b, c) = since;
-    match crate::host::client::installed_version(host.spec().executable) {
-        Some(v) if v >= since => true,
-        found => {
-            let seen = found.map_or_else(
-                || "no answering `claude --version`".to_string(),
-                |(x, y, z)| format!("Claude Code {x}.{y}.{z}"),
-            );
-            println!(
-                "· fail-closed is configured, but {seen}: `onFailure: \"block\"` needs Claude Code {a}.{b}.{c} or later, so a guard that times out lets the call run"
-            );
-            false
-        }
-    }
+    support == spec::BlockOnFailure::Honoured
 }
 
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
