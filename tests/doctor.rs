@@ -10,11 +10,13 @@ use crate::common::{Env, stdout};
 const BIN: &str = env!("CARGO_BIN_EXE_callus");
 
 /// An env whose PATH holds only a private bin dir and the system's, so the machine's own
-/// `claude`/`codex`/`callus` never leak into the checks.
+/// `claude`/`codex`/`callus` never leak into the checks. The binary under test is on it as
+/// `callus` (project hooks call it by name).
 fn doctor_env() -> Env {
     let mut env = Env::new();
     let bin = env.home_path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("callus")).unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.display());
     env.var("PATH", &path);
     env
@@ -62,17 +64,16 @@ fn install_project(env: &Env) -> PathBuf {
 }
 
 #[test]
-fn unwired_host_fails() {
+fn unwired_host_is_noted_and_no_wiring_at_all_fails() {
     let env = doctor_env();
     std::fs::create_dir_all(env.home_path().join("userhome/.claude")).unwrap();
     let v = doctor(&env);
     assert!(
-        has(
-            &v,
-            "wiring",
-            "fail",
-            "claude-code: found, but callus is not wired"
-        ),
+        has(&v, "wiring", "info", "claude-code: found, not wired"),
+        "{v:#}"
+    );
+    assert!(
+        has(&v, "wiring", "fail", "not wired into any agent"),
         "{v:#}"
     );
     install_project(&env);
@@ -104,7 +105,11 @@ fn stale_binary_path_fails() {
     let env = doctor_env();
     let settings = install_project(&env);
     let text = std::fs::read_to_string(&settings).unwrap();
-    std::fs::write(&settings, text.replace(BIN, "/gone/since/callus")).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace("\"callus ", "\"/gone/since/callus "),
+    )
+    .unwrap();
     let v = doctor(&env);
     assert!(has(&v, "wiring", "fail", "stale binary path"), "{v:#}");
     assert!(has(&v, "wiring", "fail", "/gone/since/callus"), "{v:#}");
@@ -312,12 +317,66 @@ fn a_newer_client_is_a_warning_not_a_failure() {
             &v,
             "clients",
             "warn",
-            "Claude Code 9.9.9 is newer than 2.1.328"
+            "Claude Code 9.9.9 is newer than 2.1.332"
         ),
         "{v:#}"
     );
     assert!(has(&v, "clients", "ok", "Codex 0.169.0"), "{v:#}");
     assert!(lines(&v, "clients", "fail").is_empty());
+}
+
+/// The oldest version the end-to-end suite still runs on is verified too; one older is not.
+#[test]
+fn the_whole_verified_range_is_ok_and_an_older_client_a_warning() {
+    let env = doctor_env();
+    fake_client(&env, "claude", "2.1.328 (Claude Code)");
+    fake_client(&env, "codex", "codex-cli 0.168.2");
+    let v = doctor(&env);
+    assert!(
+        has(&v, "clients", "ok", "Claude Code 2.1.328: verified"),
+        "{v:#}"
+    );
+    assert!(
+        has(&v, "clients", "warn", "Codex 0.168.2 is older than 0.169.0"),
+        "{v:#}"
+    );
+}
+
+/// Issue 17: Codex on PATH but deliberately not wired (Claude Code is) is not a failure.
+#[test]
+fn a_host_on_path_but_not_wired_is_not_a_failure() {
+    let env = doctor_env();
+    fake_client(&env, "codex", "codex-cli 0.171.0");
+    install_project(&env);
+    let v = doctor(&env);
+    assert!(
+        has(&v, "wiring", "info", "codex: found, not wired"),
+        "{v:#}"
+    );
+    assert!(
+        !lines(&v, "wiring", "fail")
+            .iter()
+            .any(|m| m.contains("codex")),
+        "{v:#}"
+    );
+}
+
+/// Project hooks call `callus` by name: with none on PATH every hook call fails.
+#[test]
+fn project_hooks_by_name_without_callus_on_path_fail() {
+    let env = doctor_env();
+    install_project(&env);
+    std::fs::remove_file(env.home_path().join("bin/callus")).unwrap();
+    let v = doctor(&env);
+    assert!(
+        has(
+            &v,
+            "wiring",
+            "fail",
+            "calls `callus` by name, and none is on PATH"
+        ),
+        "{v:#}"
+    );
 }
 
 #[test]
@@ -407,4 +466,57 @@ fn install_writes_a_timeout_and_on_failure_block_when_closed_and_doctor_checks_b
     assert!(guard_handler(&settings).get("onFailure").is_none());
     let v = doctor(&env);
     assert!(has(&v, "wiring", "warn", "predates"), "{v:#}");
+}
+
+/// Issue 17: a `CALLUS_HOME` the hooks cannot write loses every event: a failure.
+#[test]
+fn an_unwritable_callus_home_fails() {
+    let mut env = doctor_env();
+    install_project(&env);
+    // Under a regular file: unwritable even for root.
+    let file = env.home_path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let home = file.join("callus");
+    env.var("CALLUS_HOME", home.to_str().unwrap());
+    let v = doctor(&env);
+    assert!(
+        has(&v, "store", "fail", "is not writable")
+            && has(&v, "store", "fail", "every hook event is lost"),
+        "{v:#}"
+    );
+}
+
+/// Issue 17: doctor fires the configured guard with a benign and a dangerous call and
+/// checks the answers, so a guard that answers nothing is caught.
+#[test]
+fn doctor_fires_the_guard_and_catches_one_that_never_refuses() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = doctor_env();
+    let settings = install_project(&env);
+    let v = doctor(&env);
+    assert!(
+        has(
+            &v,
+            "firing",
+            "ok",
+            "claude-code project: fired `callus guard`"
+        ),
+        "{v:#}"
+    );
+    // A `callus` that lets everything through, wired in place of the real one.
+    let fake = env.home_path().join("fake/callus");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\nexit 0\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace("\"callus guard\"", &format!("\"{} guard\"", fake.display())),
+    )
+    .unwrap();
+    let v = doctor(&env);
+    assert!(
+        has(&v, "firing", "fail", "`rm -rf /` got exit Some(0)"),
+        "{v:#}"
+    );
 }

@@ -333,7 +333,7 @@ fn our_commands(peer: Peer, doc: &Value) -> Vec<(String, String)> {
                     "command"
                 };
                 if let Some(c) = h[key].as_str()
-                    && c.starts_with(BIN)
+                    && (c.starts_with(BIN) || c.starts_with("callus "))
                 {
                     out.push((event.clone(), c.to_string()));
                 }
@@ -371,8 +371,10 @@ fn round_trip(peer: Peer, scope: &str, original: Option<&str>) {
         Peer::Gemini => "BeforeTool",
         Peer::Cursor | Peer::Copilot => "preToolUse",
     };
+    // Project hooks (a committed file) call `callus` by name; user hooks this binary.
+    let bin = if scope == "--project" { "callus" } else { BIN };
     assert!(
-        ours.contains(&(guard_event.to_string(), format!("{BIN} guard"))),
+        ours.contains(&(guard_event.to_string(), format!("{bin} guard"))),
         "{peer:?}: {text}"
     );
     assert!(
@@ -458,6 +460,7 @@ fn doctor_env() -> Env {
     let mut env = Env::new();
     let bin = env.home_path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("callus")).unwrap();
     env.var("PATH", &format!("{}:/usr/bin:/bin", bin.display()));
     env
 }
@@ -498,6 +501,13 @@ fn doctor_reports_each_host_wired_and_its_client_version() {
             !checks(&v, "wiring", "fail")
                 .iter()
                 .any(|m| m.starts_with(peer.slug())),
+            "{peer:?}: {v:#}"
+        );
+        // Doctor fired the guard in this host's shape and got the host's answers.
+        assert!(
+            checks(&v, "firing", "ok")
+                .iter()
+                .any(|m| m.starts_with(&label) && m.contains("is refused in its shape")),
             "{peer:?}: {v:#}"
         );
         // A missing guard is a failure.
@@ -610,4 +620,86 @@ fn a_dry_run_on_cursor_still_answers_no_opinion_in_json() {
     );
     let o = guard(&env, &Peer::Gemini.pre(env.repo_path(), CURL_SH));
     assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Claude Code 2.1.332's PreSkillShellCommand: the shell command a skill's or a command's
+// text holds runs through this event, not PreToolUse. Payload and answer from the hook
+// schema in the 2.1.332 bundle (`tool_name` Bash|PowerShell, `tool_input.command`,
+// `tool_use_id`, `command_name`, `invoked_by`; `hookSpecificOutput` with `hookEventName:
+// "PreSkillShellCommand"`, `permissionDecision`, `permissionDecisionReason`, no context).
+
+fn skill_command(env: &Env, command: &str) -> Output {
+    let payload = json!({
+        "session_id": "skill-sess",
+        "transcript_path": "/u/.claude/projects/p/skill-sess.jsonl",
+        "cwd": env.repo_path(),
+        "permission_mode": "default",
+        "prompt_id": "prompt-1",
+        "hook_event_name": "PreSkillShellCommand",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "skill-cmd-1",
+        "command_name": "deploy",
+        "invoked_by": "claude"
+    });
+    env.run(&["guard"], payload.to_string().as_bytes())
+}
+
+#[test]
+fn a_skills_shell_command_is_refused_in_claude_codes_shape() {
+    let env = Env::new();
+    let o = skill_command(&env, CURL_SH);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("deny JSON");
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"],
+        "PreSkillShellCommand"
+    );
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("remote-script-to-shell")),
+        "{v}"
+    );
+    let o = skill_command(&env, RM_ROOT);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("BLOCKED by callus"), "{}", stderr(&o));
+    let o = skill_command(&env, "ls -la");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn install_wires_pre_skill_shell_command_only_for_a_client_that_knows_it() {
+    for (version, wired) in [
+        ("2.1.332 (Claude Code)", true),
+        ("2.1.328 (Claude Code)", false),
+    ] {
+        let env = doctor_env();
+        fake_client(&env, "claude", version);
+        let o = env.run(&["install", "--project"], b"");
+        ok(&o);
+        let text = std::fs::read_to_string(env.repo_path().join(".claude/settings.json")).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let cmd = &doc["hooks"]["PreSkillShellCommand"][0]["hooks"][0]["command"];
+        if wired {
+            assert_eq!(cmd, "callus guard", "{version}: {text}");
+        } else {
+            assert!(cmd.is_null(), "{version}: {text}");
+            assert!(
+                stdout(&o).contains("predates PreSkillShellCommand"),
+                "{}",
+                stdout(&o)
+            );
+        }
+        let v: Value = serde_json::from_slice(&env.run(&["doctor", "--json"], b"").stdout).unwrap();
+        assert!(
+            !checks(&v, "wiring", "fail")
+                .iter()
+                .any(|m| m.contains("claude-code")),
+            "{version}: {v:#}"
+        );
+    }
 }

@@ -7,6 +7,8 @@ use serde_json::Value;
 use crate::common::{Env, stderr, stdout};
 
 const BIN: &str = env!("CARGO_BIN_EXE_callus");
+/// What project-scope hooks call: `callus` by name (a committed file names no one's home).
+const PROJECT_BIN: &str = "callus";
 
 fn settings(env: &Env) -> PathBuf {
     env.repo_path().join(".claude/settings.json")
@@ -48,7 +50,7 @@ fn round_trip(original: Option<&str>) {
     let doc = read_json(&path);
     assert_eq!(
         commands(&doc, "PreToolUse").last().unwrap(),
-        &format!("{BIN} guard")
+        &format!("{PROJECT_BIN} guard")
     );
     for event in [
         "PostToolUse",
@@ -62,9 +64,9 @@ fn round_trip(original: Option<&str>) {
     ] {
         let ours: Vec<String> = commands(&doc, event)
             .into_iter()
-            .filter(|c| c.starts_with(BIN))
+            .filter(|c| c.starts_with(PROJECT_BIN))
             .collect();
-        assert_eq!(ours, vec![format!("{BIN} record")], "{event}");
+        assert_eq!(ours, vec![format!("{PROJECT_BIN} record")], "{event}");
     }
     let o = env.run(&["uninstall", "--project"], b"");
     ok(&o);
@@ -120,7 +122,7 @@ fn foreign_hooks_are_kept_and_the_file_round_trips() {
     );
     assert_eq!(
         commands(&doc, "Stop"),
-        vec!["say done".to_string(), format!("{BIN} record")]
+        vec!["say done".to_string(), format!("{PROJECT_BIN} record")]
     );
     assert_eq!(doc["hooks"]["PostToolUse"][0]["hooks"][0]["async"], true);
     // The file keeps its four-space indentation.
@@ -167,7 +169,10 @@ fn our_hooks_already_present_are_updated_in_place_not_duplicated() {
     let doc = read_json(&path);
     assert_eq!(
         commands(&doc, "PreToolUse"),
-        vec![format!("{BIN} guard"), "/opt/mine/guard.sh".to_string()],
+        vec![
+            format!("{PROJECT_BIN} guard"),
+            "/opt/mine/guard.sh".to_string()
+        ],
         "ours keeps its position, the stale path is replaced"
     );
     assert_eq!(
@@ -176,7 +181,7 @@ fn our_hooks_already_present_are_updated_in_place_not_duplicated() {
     );
     assert_eq!(
         commands(&doc, "PostToolUse"),
-        vec![format!("{BIN} record")],
+        vec![format!("{PROJECT_BIN} record")],
         "duplicate removed"
     );
     ok(&env.run(&["uninstall", "--project"], b""));
@@ -230,7 +235,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     assert!(out.contains("@@ -"), "{out}");
     assert!(
         out.contains(&format!(
-            "+                        \"command\": \"{BIN} guard\""
+            "+                        \"command\": \"{PROJECT_BIN} guard\""
         )),
         "{out}"
     );
@@ -240,7 +245,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     let o = env.run(&["uninstall", "--project", "--dry-run"], b"");
     ok(&o);
     assert!(stdout(&o).contains(&format!(
-        "-                        \"command\": \"{BIN} guard\""
+        "-                        \"command\": \"{PROJECT_BIN} guard\""
     )));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
 }
@@ -405,5 +410,122 @@ fn codex_uninstall_warns_when_other_hooks_shift_position() {
     assert_eq!(
         commands(&read_json(&hooks), "PreToolUse"),
         vec!["/opt/mine/later.sh".to_string()]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 17: a new user's first hour.
+
+/// A broken `config.toml` is refused before anything is written, with its file and line,
+/// and doctor then says Codex cannot load it instead of "Codex trusts all hooks".
+#[test]
+fn codex_install_refuses_an_invalid_config_toml_and_writes_nothing() {
+    let (env, codex_home) = codex_env();
+    let config = codex_home.join("config.toml");
+    let broken = "model = \"gpt-5.5\"\n\n[features\nplugins = false\n";
+    std::fs::write(&config, broken).unwrap();
+    let o = env.run(&["install", "--codex"], b"");
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{}:3: invalid TOML", config.display())),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(
+        !codex_home.join("hooks.json").exists(),
+        "hooks.json written"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), broken);
+    assert!(!env.home_path().join("backups").exists(), "backup taken");
+
+    // Installed on a good file, then the file breaks: doctor must not vouch for trust.
+    std::fs::write(&config, "model = \"gpt-5.5\"\n").unwrap();
+    ok(&env.run(&["install", "--codex"], b""));
+    let good = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{good}\n= oops\n")).unwrap();
+    let v: Value = serde_json::from_slice(&env.run(&["doctor", "--json"], b"").stdout).unwrap();
+    let msgs: Vec<(String, String)> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["status"].to_string(), c["message"].to_string()))
+        .collect();
+    assert!(
+        !msgs.iter().any(|(_, m)| m.contains("Codex trusts all")),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs.iter().any(|(s, m)| s == "\"fail\""
+            && m.contains("invalid TOML")
+            && m.contains("trusts none")),
+        "{msgs:#?}"
+    );
+}
+
+/// `install --project` outside any git repository refuses and writes nothing.
+#[test]
+fn project_install_outside_a_repository_refuses() {
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    let mut cmd = env.cmd(&["install", "--project"]);
+    cmd.current_dir(outside.path());
+    let o = crate::common::run_cmd(cmd, b"");
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("not inside a git repository"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!outside.path().join(".claude").exists());
+}
+
+/// `CLAUDE_CONFIG_DIR` moves Claude Code's user settings, and install follows it.
+#[test]
+fn user_install_honours_claude_config_dir() {
+    let mut env = Env::new();
+    let dir = env.home_path().join("claude-config");
+    env.var("CLAUDE_CONFIG_DIR", dir.to_str().unwrap());
+    ok(&env.run(&["install", "--user"], b""));
+    let doc = read_json(&dir.join("settings.json"));
+    assert_eq!(commands(&doc, "PreToolUse"), vec![format!("{BIN} guard")]);
+    assert!(!env.home_path().join("userhome/.claude").exists());
+    ok(&env.run(&["uninstall", "--user"], b""));
+    assert!(!dir.join("settings.json").exists());
+}
+
+/// The project file is committed: it names `callus`, never this user's binary path.
+#[test]
+fn project_settings_carry_no_per_user_binary_path() {
+    let env = Env::new();
+    ok(&env.run(&["install", "--project"], b""));
+    let text = std::fs::read_to_string(settings(&env)).unwrap();
+    assert!(!text.contains(BIN), "{text}");
+    assert!(
+        !text.contains(&env.home_path().display().to_string()),
+        "{text}"
+    );
+    assert!(text.contains("\"callus guard\""), "{text}");
+}
+
+/// Uninstall removes the `.claude/` and `.codex/` folders install created, once empty, and
+/// leaves a folder the user had.
+#[test]
+fn uninstall_removes_the_empty_folders_install_created() {
+    let (env, _codex_home) = codex_env();
+    ok(&env.run(&["install", "--project"], b""));
+    ok(&env.run(&["install", "--codex", "--project"], b""));
+    assert!(env.repo_path().join(".codex/hooks.json").exists());
+    ok(&env.run(&["uninstall", "--project"], b""));
+    ok(&env.run(&["uninstall", "--codex", "--project"], b""));
+    assert!(!env.repo_path().join(".claude").exists());
+    assert!(!env.repo_path().join(".codex").exists());
+
+    std::fs::create_dir_all(env.repo_path().join(".claude")).unwrap();
+    ok(&env.run(&["install", "--project"], b""));
+    ok(&env.run(&["uninstall", "--project"], b""));
+    assert!(
+        env.repo_path().join(".claude").is_dir(),
+        "the user's own folder"
     );
 }

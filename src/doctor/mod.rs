@@ -1,15 +1,18 @@
 //! `callus doctor`: prove callus is installed, wired, firing and healthy.
 //!
 //! Each check is one line — `✓` ok, `⚠` warning, `✗` problem, `·` information — grouped by
-//! area: the binary and the hooks that call it ([`wiring`]), whether the hooks actually fire
+//! area: the binary and the hooks that call it ([`wiring`]), the guard hooks fired with a
+//! benign and a dangerous call in each host's shape ([`probe`]), whether the hooks actually fire
 //! and the store and audit chain are sound ([`store`]), the active rulesets, and the agent
 //! clients' versions against the ones the end-to-end tests last passed on ([`clients`]).
 //! `--json` prints the same checks as data: `{"ok", "failures", "warnings", "checks":
 //! [{"area", "status": "ok"|"warn"|"fail"|"info", "message"}]}`. Exit 0 when nothing is `✗`
 //! (warnings allowed), 1 otherwise. Doctor only reads: it opens the store read-only and never
-//! migrates it.
+//! migrates it (its one write is the probe of [`home`], created and removed at once).
 
 pub(crate) mod clients;
+mod home;
+mod probe;
 pub(crate) mod store;
 pub(crate) mod wiring;
 
@@ -82,7 +85,8 @@ impl Report {
 /// Entry point of `callus doctor`.
 pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
     let mut report = Report::default();
-    let wired = wiring::check(&mut report);
+    let wired = wiring::check(home, &mut report);
+    self::home::check(home, &mut report);
     store::check(home, &wired, &mut report);
     rules(home, &mut report);
     config(home, &mut report);

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::{Report, Status};
+use crate::config::{FailPolicy, Home};
 use crate::host::codex_home;
 use crate::host::{Host, Role, Trust};
 use crate::install::settings::{Doc, Found, find_ours};
-use crate::install::spec::{GUARD_TIMEOUT, find_on_path, is_executable};
+use crate::install::spec::{BlockOnFailure, GUARD_TIMEOUT, find_on_path, is_executable, resolve};
 use crate::install::{Scope, Target, codex_trust};
 
 /// A hooks file that has callus's hooks in it.
@@ -21,7 +22,7 @@ pub(crate) struct Wired {
 }
 
 /// Check every place hooks can live; return the ones that are wired.
-pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
+pub(crate) fn check(home: &Home, report: &mut Report) -> Vec<Wired> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut wired = Vec::new();
     let mut binaries: Vec<PathBuf> = Vec::new();
@@ -46,8 +47,9 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
                 continue;
             }
             host_wired = true;
-            check_target(report, &target, &doc, &found);
-            binaries.extend(found.iter().map(|f| f.binary.clone()));
+            check_target(report, home.fail_policy(), &target, &doc, &found);
+            super::probe::check(report, &target, &found, &cwd);
+            binaries.extend(found.iter().filter_map(|f| resolve(&f.binary)));
             wired.push(Wired {
                 host,
                 modified: std::fs::metadata(&target.path)
@@ -57,11 +59,13 @@ pub(crate) fn check(report: &mut Report) -> Vec<Wired> {
         }
         let flag = host.spec().install_flag;
         if present && !host_wired {
+            // Installed but not wired is a choice (a user may run callus with one agent
+            // only); "wired into no agent at all" is the failure, below.
             report.add(
                 "wiring",
-                Status::Fail,
+                Status::Info,
                 format!(
-                    "{}: found, but callus is not wired in (project or user scope): run `callus install {flag}`",
+                    "{}: found, not wired (to wire it: `callus install {flag}`)",
                     host.slug()
                 ),
             );
@@ -98,19 +102,31 @@ fn host_present(host: Host) -> bool {
     (spec.config_dir)().is_dir() || find_on_path(spec.executable).is_some()
 }
 
-fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
+fn check_target(
+    report: &mut Report,
+    policy: FailPolicy,
+    target: &Target,
+    doc: &Doc,
+    found: &[Found],
+) {
     let label = target.label();
     let path = target.path.display();
     let mut problems: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
-    for spec in target.host.specs() {
+    for spec in &target.host.specs_for_client() {
         let hits: Vec<&Found> = found
             .iter()
             .filter(|f| f.event == spec.event && f.role == spec.role)
             .collect();
         let Some(f) = hits.first() else {
             let what = format!("{} → callus {} is not wired", spec.event, spec.role.arg());
-            if spec.role == Role::Guard {
+            if spec.role == Role::Guard && spec.since.is_some() {
+                // Newer pre-call events (Claude Code's PreSkillShellCommand): the main
+                // guard still screens tool calls.
+                warnings.push(format!(
+                    "{what}: run `callus install` again to screen them too"
+                ));
+            } else if spec.role == Role::Guard {
                 problems.push(format!("{what}: no call is screened"));
             } else {
                 warnings.push(what);
@@ -133,16 +149,22 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
             ));
         }
         if spec.role == Role::Guard {
-            check_guard_failure(target.host, f, &mut problems, &mut warnings);
+            check_guard_failure(target.host, policy, f, &mut problems, &mut warnings);
         }
     }
     for f in found {
-        if !is_executable(&f.binary) {
-            problems.push(format!(
+        match resolve(&f.binary) {
+            Some(b) if is_executable(&b) => {}
+            Some(b) => problems.push(format!(
                 "stale binary path: {} calls {}, which is not an executable file (run `callus install` again)",
                 f.event,
+                b.display()
+            )),
+            None => problems.push(format!(
+                "{} calls `{}` by name, and none is on PATH: every call of the hook fails (put callus on PATH)",
+                f.event,
                 f.binary.display()
-            ));
+            )),
         }
     }
     problems.dedup();
@@ -176,6 +198,7 @@ fn check_target(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]
 /// "block"`, or a guard that crashes or times out lets the call run anyway.
 fn check_guard_failure(
     host: Host,
+    policy: FailPolicy,
     f: &Found,
     problems: &mut Vec<String>,
     warnings: &mut Vec<String>,
@@ -193,38 +216,34 @@ fn check_guard_failure(
         )),
         Some(_) => {}
     }
-    let Some(on_failure) = host.spec().block_on_failure_since else {
-        return;
-    };
-    if crate::config::Home::from_env().fail_policy() != crate::config::FailPolicy::Closed {
-        return;
-    }
-    let since = version(on_failure);
     let blocks = f.on_failure.as_deref() == Some("block");
-    match crate::host::client::installed_version(host.spec().executable) {
-        Some(v) if v >= on_failure && !blocks => problems.push(format!(
+    let support = BlockOnFailure::of(host, policy);
+    match support {
+        BlockOnFailure::Honoured if !blocks => problems.push(format!(
             "fail-closed is configured but {} has no `onFailure: \"block\"`: a guard that crashes or times out lets the call run (run `callus install` again)",
             f.event
         )),
-        Some(v) if v < on_failure => warnings.push(format!(
-            "fail-closed is configured but Claude Code {} predates `onFailure: \"block\"` ({since}): a guard that times out lets the call run",
-            version(v)
-        )),
-        None if !blocks => warnings.push(
-            "fail-closed is configured but the Claude Code version is unknown, and the guard has no `onFailure: \"block\"`".to_string(),
-        ),
+        BlockOnFailure::TooOld(_) => warnings.extend(support.shortfall(host)),
+        BlockOnFailure::Unknown if !blocks => warnings.extend(support.shortfall(host)),
         _ => {}
     }
-}
-
-fn version((major, minor, patch): (u64, u64, u64)) -> String {
-    format!("{major}.{minor}.{patch}")
 }
 
 /// Codex skips a hook whose recorded `trusted_hash` is missing or stale, without a word.
 fn check_trust(report: &mut Report, target: &Target, doc: &Doc, found: &[Found]) {
     let config = codex_home().join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap_or_default();
+    if let Err(e) = codex_trust::validate(&config, &text) {
+        report.add(
+            "wiring",
+            Status::Fail,
+            format!(
+                "{}: {e}: Codex cannot load its configuration, so it trusts none of the hooks",
+                target.label()
+            ),
+        );
+        return;
+    }
     let recorded = codex_trust::recorded(&text);
     let entries = codex_trust::entries(&target.path, &doc.value, found);
     let mut untrusted = Vec::new();

@@ -82,6 +82,8 @@ struct Outcome {
     /// Whose shape the answer is written in (an unreadable payload: `CALLUS_HOST` or the
     /// environment's markers decide, else Claude Code's).
     host: Host,
+    /// The event answered (Claude Code names it in the answer).
+    event: Event,
     response: Response,
     /// The first internal error, if any (stderr note, or the fail-closed reason).
     error: Option<String>,
@@ -91,6 +93,7 @@ impl Outcome {
     fn silent(host: Host) -> Self {
         Outcome {
             host,
+            event: Event::PreToolUse,
             response: Response::Silent,
             error: None,
         }
@@ -117,6 +120,7 @@ pub(crate) fn run() -> u8 {
         let _ = guarded(|| record_error(&ctx, None, &msg));
         Outcome {
             host: unknown_host(),
+            event: Event::PreToolUse,
             response: Response::Silent,
             error: Some(msg),
         }
@@ -157,8 +161,9 @@ fn finish(ctx: &Context, outcome: Outcome) -> u8 {
             FailPolicy::Closed => response = Response::Block(fail_closed_text(error)),
         }
     }
-    crate::host::emit_for(
+    crate::host::emit_for_event(
         outcome.host,
+        outcome.event,
         &response,
         &mut std::io::stdout().lock(),
         &mut err,
@@ -200,6 +205,7 @@ fn decide_stdin(ctx: &Context) -> Outcome {
             record_error(ctx, None, &msg);
             return Outcome {
                 host: unknown_host(),
+                event: Event::PreToolUse,
                 response: Response::Silent,
                 error: Some(msg),
             };
@@ -209,14 +215,21 @@ fn decide_stdin(ctx: &Context) -> Outcome {
 }
 
 fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
-    // Only PreToolUse is decided (an absent event name is treated as one, as callusguard's
-    // fixtures send none); other events wired here by mistake get no opinion.
-    if !event.event.is_empty() && event.kind() != Event::PreToolUse {
+    // Only PreToolUse (and Claude Code's PreSkillShellCommand) is decided (an absent event
+    // name is treated as PreToolUse, as callusguard's fixtures send none); other events
+    // wired here by mistake get no opinion.
+    if !event.event.is_empty() && !event.kind().is_pre_call() {
         return Outcome::silent(event.host);
     }
+    let answered = if event.event.is_empty() {
+        Event::PreToolUse
+    } else {
+        event.kind()
+    };
     if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
         return Outcome {
             host: event.host,
+            event: answered,
             response: Response::Block(format!(
                 "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
                 event.session_id
@@ -275,6 +288,7 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     std::mem::forget(rules);
     Outcome {
         host: event.host,
+        event: answered,
         response,
         error,
     }

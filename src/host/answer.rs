@@ -13,7 +13,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::wire::{self, Response};
-use super::{Answer, Host};
+use super::{Answer, Event, Host};
 
 /// Write `response` in `host`'s shape (its [`Answer`]) and return the exit code (0 or 2).
 /// Never an explicit allow; a nudge where the host reads no context before a call (Gemini
@@ -24,7 +24,22 @@ pub(crate) fn emit_for(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
+    emit_for_event(host, Event::PreToolUse, response, out, err)
+}
+
+/// [`emit_for`] for the pre-call `event` (Claude Code names it in `hookEventName`, and its
+/// `PreSkillShellCommand` answer has no context: a nudge there is no opinion).
+pub(crate) fn emit_for_event(
+    host: Host,
+    event: Event,
+    response: &Response,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> u8 {
     match host.spec().answer {
+        Answer::HookSpecific if event == Event::PreSkillShellCommand => {
+            wire::emit_as("PreSkillShellCommand", false, response, out, err)
+        }
         Answer::HookSpecific => wire::emit(response, out, err),
         shape => emit(shape, response, out, err),
     }

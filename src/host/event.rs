@@ -6,6 +6,9 @@
 pub enum Event {
     /// Before a tool call (the guard's event).
     PreToolUse,
+    /// Before a shell command a Claude Code skill or command holds in its text runs
+    /// (Claude Code 2.1.332+); the guard decides it as a `Bash` call.
+    PreSkillShellCommand,
     /// After a tool call that succeeded (on Codex: after every tool call).
     PostToolUse,
     /// After a tool call that failed (Claude Code).
@@ -29,6 +32,12 @@ pub enum Event {
 }
 
 impl Event {
+    /// Whether the guard decides the event (something is about to run).
+    #[must_use]
+    pub fn is_pre_call(self) -> bool {
+        matches!(self, Event::PreToolUse | Event::PreSkillShellCommand)
+    }
+
     /// Whether the event is about one tool call (it carries `tool_name`/`tool_input`).
     #[must_use]
     pub fn is_tool_call(self) -> bool {
@@ -45,6 +54,7 @@ impl Event {
 /// Claude Code's and Codex's event names (Codex took Claude Code's spelling).
 pub(crate) const PASCAL_NAMES: &[(&str, Event)] = &[
     ("PreToolUse", Event::PreToolUse),
+    ("PreSkillShellCommand", Event::PreSkillShellCommand),
     ("PostToolUse", Event::PostToolUse),
     ("PostToolUseFailure", Event::PostToolUseFailure),
     ("PermissionDenied", Event::PermissionDenied),

@@ -50,6 +50,9 @@ pub struct HookSpec {
     pub role: Role,
     /// Whether the handler runs in the background (`"async": true`).
     pub is_async: bool,
+    /// The first client version that knows the event; an older client reports it as an
+    /// unknown event (and skips it), so install leaves it out for a client known older.
+    pub since: Option<(u64, u64, u64)>,
 }
 
 /// The tools the guard screens on Claude Code.
@@ -64,6 +67,7 @@ const fn spec(event: &'static str, role: Role) -> HookSpec {
         matcher: None,
         role,
         is_async: false,
+        since: None,
     }
 }
 
@@ -91,6 +95,15 @@ pub(crate) const CLAUDE_HOOKS: &[HookSpec] = &[
     spec("Stop", Role::Record),
     spec("SubagentStart", Role::Record),
     spec("SubagentStop", Role::Record),
+    // Claude Code 2.1.332: a shell command written in a skill's or a command's text runs
+    // through this event, not PreToolUse (its hook schema in the 2.1.332 bundle: `tool_name`
+    // Bash|PowerShell, `tool_input.command`; the answer is `hookSpecificOutput` with
+    // `hookEventName: "PreSkillShellCommand"` and `permissionDecision`). 2.1.328 ignores it
+    // with a warning ("Unknown hook event"), measured.
+    HookSpec {
+        since: Some((2, 1, 332)),
+        ..spec("PreSkillShellCommand", Role::Guard)
+    },
 ];
 
 // Codex 0.169 skips `async` handlers and has no PostToolUseFailure or SessionEnd: its

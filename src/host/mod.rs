@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub(crate) use answer::emit_for;
+pub(crate) use answer::{emit_for, emit_for_event};
 pub(crate) use event::Event;
 #[cfg(test)]
 pub(crate) use hooks::CODEX_GUARD_MATCHER;
@@ -174,15 +174,22 @@ pub struct Spec {
     pub project_note: Option<&'static str>,
     /// Its name as people write it.
     pub label: &'static str,
-    /// The client version callus was verified against, and how.
-    pub verified: (&'static str, Verified),
+    /// The oldest and the newest client version callus was verified against, and how
+    /// (doctor calls a version in that range verified).
+    pub verified: (&'static str, &'static str, Verified),
 }
 
 /// The Claude Code version the end-to-end suite last passed on (`scripts/install-clients`).
-pub(crate) const CLAUDE_VERIFIED: &str = "2.1.328";
+pub(crate) const CLAUDE_VERIFIED: &str = "2.1.332";
+
+/// The oldest Claude Code the end-to-end suite still runs on (`CALLUS_E2E_CLAUDE_OLDEST`).
+pub(crate) const CLAUDE_OLDEST_VERIFIED: &str = "2.1.328";
 
 /// The Codex version the end-to-end suite last passed on (`scripts/install-clients`).
-pub(crate) const CODEX_VERIFIED: &str = "0.169.0";
+pub(crate) const CODEX_VERIFIED: &str = "0.171.0";
+
+/// The oldest Codex the end-to-end suite passed on (0.169.0, before the pin moved).
+pub(crate) const CODEX_OLDEST_VERIFIED: &str = "0.169.0";
 
 /// Every host, the default (for a payload nothing identifies) first.
 pub(crate) static HOSTS: &[Spec] = &[
@@ -195,15 +202,15 @@ pub(crate) static HOSTS: &[Spec] = &[
         events: event::PASCAL_NAMES,
         hooks: hooks::CLAUDE_HOOKS,
         project_hooks: ".claude/settings.json",
-        user_hooks: || user_home().join(".claude/settings.json"),
+        user_hooks: || claude_dir().join("settings.json"),
         hooks_file: HooksFile::EventGroups,
         timeout: TIMEOUT_SECONDS,
         trust: Trust::Implicit,
         // Claude Code 2.1.295 (the hooks reference, `onFailure`).
         block_on_failure_since: Some((2, 1, 295)),
         runs_async: true,
-        config_dir: || user_home().join(".claude"),
-        history_dir: || user_home().join(".claude/projects"),
+        config_dir: claude_dir,
+        history_dir: || claude_dir().join("projects"),
         session_of_log: |p| {
             (p.extension()? == "jsonl").then(|| p.file_stem()?.to_str().map(str::to_string))?
         },
@@ -217,7 +224,7 @@ pub(crate) static HOSTS: &[Spec] = &[
         answer: Answer::HookSpecific,
         project_note: None,
         label: "Claude Code",
-        verified: (CLAUDE_VERIFIED, Verified::EndToEnd),
+        verified: (CLAUDE_OLDEST_VERIFIED, CLAUDE_VERIFIED, Verified::EndToEnd),
     },
     Spec {
         host: Host::Codex,
@@ -258,7 +265,7 @@ pub(crate) static HOSTS: &[Spec] = &[
         answer: Answer::HookSpecific,
         project_note: None,
         label: "Codex",
-        verified: (CODEX_VERIFIED, Verified::EndToEnd),
+        verified: (CODEX_OLDEST_VERIFIED, CODEX_VERIFIED, Verified::EndToEnd),
     },
     peers::GEMINI,
     peers::CURSOR,
@@ -291,6 +298,23 @@ impl Host {
     #[must_use]
     pub fn specs(self) -> &'static [HookSpec] {
         self.spec().hooks
+    }
+
+    /// [`Host::specs`] less the ones the installed client is known to predate (a client
+    /// not found keeps them all: it may be installed or upgraded later).
+    #[must_use]
+    pub(crate) fn specs_for_client(self) -> Vec<HookSpec> {
+        let mut version = None;
+        self.specs()
+            .iter()
+            .filter(|s| {
+                let Some(since) = s.since else { return true };
+                let v = version
+                    .get_or_insert_with(|| client::installed_version(self.spec().executable));
+                v.is_none_or(|v| v >= since)
+            })
+            .copied()
+            .collect()
     }
 
     /// Parse a slug or alias (case-insensitive); unknown names are `None`.
@@ -361,18 +385,29 @@ pub(crate) fn user_home() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), PathBuf::from)
 }
 
+/// Claude Code's own directory: `$CLAUDE_CONFIG_DIR` made absolute (Claude Code reads its
+/// `settings.json` and keeps `projects/` there when it is set), else `~/.claude`.
+#[must_use]
+pub(crate) fn claude_dir() -> PathBuf {
+    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        Some(p) => absolute(PathBuf::from(p)),
+        None => user_home().join(".claude"),
+    }
+}
+
+fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    }
+}
+
 /// Codex's home: `$CODEX_HOME` made absolute, else `~/.codex`.
 #[must_use]
 pub(crate) fn codex_home() -> PathBuf {
     match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            if p.is_absolute() {
-                p
-            } else {
-                std::env::current_dir().unwrap_or_default().join(p)
-            }
-        }
+        Some(p) => absolute(PathBuf::from(p)),
         None => user_home().join(".codex"),
     }
 }

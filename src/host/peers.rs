@@ -195,7 +195,7 @@ pub(super) const GEMINI: Spec = Spec {
         "gemini-cli runs project hooks only in a trusted folder, and warns once when it first sees them",
     ),
     label: "Gemini CLI",
-    verified: ("0.61.0", Verified::Protocol),
+    verified: ("0.61.0", "0.61.0", Verified::EndToEnd),
 };
 
 pub(super) const CURSOR: Spec = Spec {
@@ -227,7 +227,7 @@ pub(super) const CURSOR: Spec = Spec {
     answer: Answer::Permission,
     project_note: Some("cursor runs project hooks only in a trusted workspace"),
     label: "Cursor",
-    verified: ("docs 2026-11", Verified::Protocol),
+    verified: ("docs 2026-11", "docs 2026-11", Verified::Protocol),
 };
 
 pub(super) const COPILOT: Spec = Spec {
@@ -272,8 +272,8 @@ pub(super) const COPILOT: Spec = Spec {
     mcp_name: |_| None,
     answer: Answer::PermissionDecision,
     project_note: Some(
-        "copilot-cli loads .github/hooks/*.json from the repository of the folder it runs in",
+        "copilot-cli loads .github/hooks/*.json from the root of the git repository it runs in, and only once the folder is trusted (its trust prompt, or `trustedFolders` in ~/.copilot/config.json; `copilot -p` never asks)",
     ),
     label: "GitHub Copilot CLI",
-    verified: ("1.0.102", Verified::Protocol),
+    verified: ("1.0.102", "1.0.102", Verified::EndToEnd),
 };

@@ -167,21 +167,34 @@ struct Specific<'a> {
 /// Both hosts accept the same shapes (measured: Claude Code 2.1.328, Codex 0.169), so the
 /// host only matters to callers that word messages differently.
 pub(crate) fn emit(response: &Response, out: &mut impl Write, err: &mut impl Write) -> u8 {
+    emit_as("PreToolUse", true, response, out, err)
+}
+
+/// [`emit`] naming `event` in `hookEventName`; `context` says whether the event reads
+/// `additionalContext` (a nudge is no opinion where it does not).
+pub(crate) fn emit_as(
+    event: &str,
+    context: bool,
+    response: &Response,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> u8 {
     let specific = match response {
         Response::Silent => return 0,
+        Response::Nudge(_) if !context => return 0,
         Response::Block(reason) => {
             // A failed write to stderr cannot change the decision: exit 2 still blocks.
             let _ = writeln!(err, "{reason}");
             return 2;
         }
         Response::Nudge(text) => Specific {
-            event: "PreToolUse",
+            event,
             decision: None,
             reason: None,
             context: Some(text),
         },
         Response::Deny(reason) => Specific {
-            event: "PreToolUse",
+            event,
             decision: Some("deny"),
             reason: Some(reason),
             context: None,

@@ -278,10 +278,40 @@ pub(crate) fn toml_string(s: &str) -> String {
     out
 }
 
+/// Whether `text` (the contents of `path`) is TOML Codex can load: an error naming the file,
+/// the line and what is wrong otherwise. An empty file is valid.
+pub(crate) fn validate(path: &Path, text: &str) -> crate::Result<()> {
+    let Err(e) = text.parse::<toml::Table>() else {
+        return Ok(());
+    };
+    let line = e.span().map_or(1, |span| {
+        text[..span.start.min(text.len())].matches('\n').count() + 1
+    });
+    let what = e.message().lines().next().unwrap_or("invalid TOML").trim();
+    Err(crate::Error::Invalid(format!(
+        "{}:{line}: invalid TOML: {what}; nothing was written (fix the file, then run install again)",
+        path.display()
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn invalid_toml_is_refused_with_its_line() {
+        let p = Path::new("/c/config.toml");
+        assert!(validate(p, "").is_ok());
+        assert!(validate(p, "model = \"x\"\n[features]\nplugins = false\n").is_ok());
+        let e = validate(p, "model = \"x\"\n\n[features\nplugins = false\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with("/c/config.toml:3: invalid TOML"),
+            "{e}"
+        );
+        let e = validate(p, "a = 1\na = 2\n").unwrap_err();
+        assert!(e.to_string().starts_with("/c/config.toml:2:"), "{e}");
+    }
 
     #[test]
     fn hashes_match_values_measured_from_codex_0_169() {

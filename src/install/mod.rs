@@ -8,13 +8,16 @@
 //! The other hosts' files are in the host table (`crate::host::HOSTS`); Cursor's and Copilot
 //! CLI's versioned files go through [`versioned`].
 //!
-//! Guarantees: the hooks call the running binary by absolute path; other hooks and keys are
+//! Guarantees: user-scope hooks call the running binary by absolute path; project-scope
+//! hooks (a file usually committed, shared by everyone who clones the repository) call
+//! `callus` by name, found on `PATH`, so no one's home directory ends up in it (install
+//! warns when the `callus` on `PATH` is not this binary); other hooks and keys are
 //! never changed ([`settings`]); a malformed file is reported with file and line and left
 //! untouched; a second install changes nothing and says so; `--dry-run` prints a unified
 //! diff and writes nothing. Before the first change a copy of the file goes to
 //! `$CALLUS_HOME/backups/`, and uninstall puts those exact bytes back when the document
 //! minus our hooks is the document we started from — so install + uninstall leaves a file
-//! byte-identical (an absent file absent again); if the file was edited meanwhile, only our
+//! byte-identical (an absent file absent again, with the folders install created for it); if the file was edited meanwhile, only our
 //! hooks are taken out.
 
 pub(crate) mod codex_trust;
@@ -97,18 +100,25 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
     } else {
         Scope::User
     };
-    let named = [
-        (Host::ClaudeCode, args.claude),
-        (Host::Codex, args.codex),
-        (Host::Gemini, args.gemini),
-        (Host::Cursor, args.cursor),
-        (Host::Copilot, args.copilot),
-    ];
+    if scope == Scope::Project && crate::config::repo_root(&cwd).is_none() {
+        // Project hooks belong to a repository; writing `$PWD/.claude/settings.json` in
+        // some folder would wire nothing the user meant.
+        return Err(Error::Invalid(format!(
+            "{}: not inside a git repository (no .git here or above): run it in the repository's folder, or use --user",
+            cwd.display()
+        )));
+    }
+    // Every host of the table, in its order; no flag at all means the first (Claude Code).
+    let named: Vec<(Host, bool)> = crate::host::HOSTS
+        .iter()
+        .map(|spec| (spec.host, flag_set(args, spec.install_flag)))
+        .collect();
     let none_named = named.iter().all(|(_, on)| !on);
     let hosts: Vec<Host> = named
-        .into_iter()
-        .filter(|&(h, on)| on || (none_named && h == Host::ClaudeCode))
-        .map(|(h, _)| h)
+        .iter()
+        .enumerate()
+        .filter(|&(i, &(_, on))| on || (none_named && i == 0))
+        .map(|(_, &(h, _))| h)
         .collect();
     Ok(hosts
         .into_iter()
@@ -116,11 +126,31 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
         .collect())
 }
 
+/// Whether the host selected by `flag` (the host table's `install_flag`) was asked for.
+fn flag_set(args: &InstallArgs, flag: &str) -> bool {
+    match flag {
+        "--claude" => args.claude,
+        "--codex" => args.codex,
+        "--gemini" => args.gemini,
+        "--cursor" => args.cursor,
+        "--copilot" => args.copilot,
+        _ => false,
+    }
+}
+
 /// `callus install`.
 pub(crate) fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
+    let targets = targets(args)?;
     let binary = spec::hook_binary();
+    if targets.iter().any(|t| t.scope == Scope::Project) {
+        spec::warn_unless_on_path();
+    }
     let mut exit = Exit::Ok;
-    for target in targets(args)? {
+    for target in targets {
+        let binary = match target.scope {
+            Scope::Project => PathBuf::from(spec::BY_NAME),
+            Scope::User => binary.clone(),
+        };
         match install_one(home, &target, &binary, args.dry_run) {
             Ok(e) => exit = worse(exit, e),
             Err(e) => {
@@ -166,33 +196,34 @@ fn handler_options(home: &Home, host: Host) -> spec::HandlerOptions {
 }
 
 fn block_on_failure(home: &Home, host: Host) -> bool {
-    let Some(since) = host.spec().block_on_failure_since else {
-        return false;
-    };
-    if home.fail_policy() != crate::config::FailPolicy::Closed {
-        return false;
+    let support = spec::BlockOnFailure::of(host, home.fail_policy());
+    if let Some(why) = support.shortfall(host) {
+        println!("· {why}");
     }
-    let (a, b, c) = since;
-    match crate::host::client::installed_version(host.spec().executable) {
-        Some(v) if v >= since => true,
-        found => {
-            let seen = found.map_or_else(
-                || "no answering `claude --version`".to_string(),
-                |(x, y, z)| format!("Claude Code {x}.{y}.{z}"),
-            );
-            println!(
-                "· fail-closed is configured, but {seen}: `onFailure: \"block\"` needs Claude Code {a}.{b}.{c} or later, so a guard that times out lets the call run"
-            );
-            false
-        }
-    }
+    support == spec::BlockOnFailure::Honoured
 }
 
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
     let doc = versioned::load(target.host, &target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();
     let opts = handler_options(home, target.host);
-    let merged = settings::merge(&doc.value, target.host.specs(), binary, opts);
+    let specs = target.host.specs_for_client();
+    if specs.len() < target.host.specs().len() {
+        let left: Vec<&str> = target
+            .host
+            .specs()
+            .iter()
+            .filter(|s| !specs.contains(s))
+            .map(|s| s.event)
+            .collect();
+        println!(
+            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
+            target.label(),
+            target.host.spec().label,
+            left.join(", ")
+        );
+    }
+    let merged = settings::merge(&doc.value, &specs, binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
     } else {
@@ -278,6 +309,9 @@ fn trust_plan(source: &Path, merged: &Value) -> Result<(PathBuf, String, codex_t
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(Error::io(&config, e)),
     };
+    // Appending trust entries to a file Codex cannot parse would wire nothing and hide the
+    // breakage: refuse before anything is written.
+    codex_trust::validate(&config, &text)?;
     let entries = codex_trust::entries(source, merged, &settings::find_ours(merged));
     let plan = codex_trust::plan(&text, source, &entries);
     if let codex_trust::Plan::Manual(why) = &plan {
@@ -361,9 +395,11 @@ fn uninstall_one(home: &Home, target: &Target, dry_run: bool) -> Result<Exit> {
     if removed == 0 {
         println!("· {label}: callus's hooks are not installed in {path}; nothing changed");
     } else {
-        match &new_text {
-            Some(text) => settings::write_atomic(&target.path, text)?,
-            None => std::fs::remove_file(&target.path).map_err(|e| Error::io(&target.path, e))?,
+        if let Some(text) = &new_text {
+            settings::write_atomic(&target.path, text)?;
+        } else {
+            std::fs::remove_file(&target.path).map_err(|e| Error::io(&target.path, e))?;
+            remove_created_dirs(&backup_file);
         }
         let how = match restored {
             Some(Restore::Bytes(_)) => " (the file is back as it was before install)",
@@ -467,8 +503,33 @@ fn backup(home: &Home, doc: &Doc) -> Result<PathBuf> {
         Ok(b)
     } else {
         let _ = std::fs::remove_file(&b);
-        std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+        // The folders install is about to create, deepest first, so uninstall can take
+        // them out again when they are left empty.
+        let mut created = String::new();
+        for d in doc
+            .path
+            .ancestors()
+            .skip(1)
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        {
+            created.push_str(&d.to_string_lossy());
+            created.push('\n');
+        }
+        std::fs::write(&marker, created).map_err(|e| Error::io(&marker, e))?;
         Ok(marker)
+    }
+}
+
+/// Remove the folders install created for `backup`'s file (listed in its absent marker),
+/// deepest first, each only when empty.
+fn remove_created_dirs(backup: &Path) {
+    let Ok(list) = std::fs::read_to_string(absent_marker(backup)) else {
+        return;
+    };
+    for dir in list.lines().filter(|l| !l.is_empty()) {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
     }
 }
 
@@ -509,4 +570,31 @@ fn normalize(v: &Value) -> Value {
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    /// Every host of the table is selected by its own flag and by no other.
+    #[test]
+    fn every_hosts_install_flag_selects_it() {
+        for spec in crate::host::HOSTS {
+            let cli = crate::cli::Cli::try_parse_from(["callus", "install", spec.install_flag])
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.install_flag));
+            let crate::cli::Command::Install(args) = cli.command else {
+                panic!("not install");
+            };
+            for other in crate::host::HOSTS {
+                assert_eq!(
+                    flag_set(&args, other.install_flag),
+                    other.host == spec.host,
+                    "{} vs {}",
+                    spec.install_flag,
+                    other.install_flag
+                );
+            }
+        }
+    }
 }

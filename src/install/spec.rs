@@ -36,6 +36,92 @@ pub(crate) fn hook_binary() -> PathBuf {
     real
 }
 
+/// Whether the guard's handler on a host can carry `onFailure: "block"` (a guard that
+/// crashes or times out then blocks the call), decided once for install and doctor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockOnFailure {
+    /// Not asked for (failing open) or the host has no such key.
+    NotWanted,
+    /// Fail-closed is configured and the installed client honours it.
+    Honoured,
+    /// Fail-closed is configured, but the installed client (this version) predates it.
+    TooOld((u64, u64, u64)),
+    /// Fail-closed is configured, but the client's version is unknown.
+    Unknown,
+}
+
+impl BlockOnFailure {
+    /// Decide for `host` under `policy`, asking the installed client its version.
+    #[must_use]
+    pub(crate) fn of(host: crate::host::Host, policy: crate::config::FailPolicy) -> Self {
+        let Some(since) = host.spec().block_on_failure_since else {
+            return Self::NotWanted;
+        };
+        if policy != crate::config::FailPolicy::Closed {
+            return Self::NotWanted;
+        }
+        match crate::host::client::installed_version(host.spec().executable) {
+            Some(v) if v >= since => Self::Honoured,
+            Some(v) => Self::TooOld(v),
+            None => Self::Unknown,
+        }
+    }
+
+    /// Why a guard of `host` that fails lets the call run although fail-closed is
+    /// configured, when it does.
+    #[must_use]
+    pub(crate) fn shortfall(self, host: crate::host::Host) -> Option<String> {
+        let spec = host.spec();
+        let dotted = |(major, minor, patch): (u64, u64, u64)| format!("{major}.{minor}.{patch}");
+        let since = dotted(spec.block_on_failure_since?);
+        let label = spec.label;
+        let why = match self {
+            Self::NotWanted | Self::Honoured => return None,
+            Self::TooOld(found) => format!(
+                "{label} {} predates `onFailure: \"block\"`, which needs {label} {since} or later",
+                dotted(found)
+            ),
+            Self::Unknown => format!(
+                "no `{} --version` answered, and `onFailure: \"block\"` needs {label} {since} or later",
+                spec.executable
+            ),
+        };
+        Some(format!(
+            "fail-closed is configured, but {why}: a guard that crashes or times out lets the call run"
+        ))
+    }
+}
+
+/// What project-scope hooks call: `callus` by name, on `PATH`.
+pub(crate) const BY_NAME: &str = "callus";
+
+/// Say so when project hooks calling `callus` by name would not run this binary.
+pub(crate) fn warn_unless_on_path() {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("callus"));
+    let real = std::fs::canonicalize(&exe).unwrap_or(exe);
+    match find_on_path(BY_NAME) {
+        None => println!(
+            "⚠ project hooks call `callus` by name, and no callus is on PATH: put {} on PATH (e.g. `cargo install --path .`) or the hooks fail",
+            real.display()
+        ),
+        Some(p) if std::fs::canonicalize(&p).is_ok_and(|c| c != real) => println!(
+            "⚠ project hooks call `callus` by name, which on PATH is {}, not this binary ({})",
+            p.display(),
+            real.display()
+        ),
+        Some(_) => {}
+    }
+}
+
+/// The binary a hook's `binary` runs: itself when it is a path, else its `PATH` entry.
+#[must_use]
+pub(crate) fn resolve(binary: &Path) -> Option<PathBuf> {
+    if binary.components().count() > 1 || binary.is_absolute() {
+        return Some(binary.to_path_buf());
+    }
+    find_on_path(&binary.to_string_lossy())
+}
+
 /// The command line of a hook: the binary (shell-quoted when needed) and the subcommand.
 #[must_use]
 pub(crate) fn command_line(binary: &Path, role: Role) -> String {

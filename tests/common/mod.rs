@@ -63,6 +63,7 @@ impl Env {
             .env_remove("GEMINI_PROJECT_DIR")
             .env_remove("CURSOR_VERSION")
             .env_remove("COPILOT_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env("CALLUS_HOME", self.home.path())
             .env("HOME", self.home.path().join("userhome"));
         for (k, v) in &self.vars {

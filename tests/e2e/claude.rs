@@ -1,8 +1,8 @@
 //! Claude Code end to end: `claude -p` against the Messages stand-in, callus wired in by
 //! hand and by `callus install --project`.
 
-use super::harness::Client;
-use super::scenario::{Outcome, outcome};
+use super::harness::{self, Client};
+use super::scenario::{Outcome, outcome, play};
 use super::wiring::Wiring;
 
 fn hand(test: &str) -> Option<&'static Outcome> {
@@ -78,4 +78,28 @@ fn doctor_reports_everything_wired_and_firing() {
     if let Some(o) = installed("claude::doctor_reports_everything_wired_and_firing") {
         o.assert_doctor();
     }
+}
+
+/// The oldest Claude Code `callus doctor` calls verified (`CALLUS_E2E_CLAUDE_OLDEST`, the
+/// bottom of the host table's range) still blocks, denies and records with the installed
+/// hooks, and doctor reports it verified.
+#[test]
+fn oldest_verified_client_still_enforces_and_records() {
+    let test = "claude::oldest_verified_client_still_enforces_and_records";
+    let Some(exe) = harness::exe_or_skip("CALLUS_E2E_CLAUDE_OLDEST", "claude (oldest)", test)
+    else {
+        return;
+    };
+    let o = play(Client::Claude, Wiring::Install, &exe).unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.version.starts_with("2.1.328"), "{}", o.version);
+    o.assert_block();
+    o.assert_deny();
+    o.assert_recorded();
+    o.assert_doctor();
+    let (_, json) = o.doctor.as_ref().expect("doctor ran");
+    assert!(
+        json.stdout.contains("Claude Code 2.1.328: verified"),
+        "{}",
+        json.stdout
+    );
 }

@@ -63,20 +63,25 @@ impl Client {
 /// from `scripts/install-clients`), or `None` after a loud skip message. With
 /// `CALLUS_E2E_REQUIRED=1` a missing client fails the test instead.
 pub(crate) fn client_or_skip(client: Client, test: &str) -> Option<PathBuf> {
-    let found = std::env::var_os(client.env_var())
+    exe_or_skip(client.env_var(), client.name(), test)
+}
+
+/// The executable named by `$var`, or `None` after a loud skip message (a failure with
+/// `CALLUS_E2E_REQUIRED=1`).
+pub(crate) fn exe_or_skip(var: &str, name: &str, test: &str) -> Option<PathBuf> {
+    let found = std::env::var_os(var)
         .filter(|p| !p.is_empty())
         .map(PathBuf::from);
     let problem = match &found {
-        None => format!("{} not installed", client.name()),
-        Some(p) if !p.is_file() => format!("{} not found at {}", client.name(), p.display()),
+        None => format!("{name} not installed"),
+        Some(p) if !p.is_file() => format!("{name} not found at {}", p.display()),
         Some(_) => String::new(),
     };
     if problem.is_empty() {
         return found;
     }
     let msg = format!(
-        "E2E SKIPPED: {test}: {problem} ({} unset or wrong; run scripts/install-clients, or .ci/run)",
-        client.env_var()
+        "E2E SKIPPED: {test}: {problem} ({var} unset or wrong; run scripts/install-clients, or .ci/run)"
     );
     assert!(
         std::env::var_os("CALLUS_E2E_REQUIRED").is_none_or(|v| v != "1"),
@@ -86,24 +91,30 @@ pub(crate) fn client_or_skip(client: Client, test: &str) -> Option<PathBuf> {
     None
 }
 
-/// `<exe> --version`, asked once per client and announced in the suite's output.
+/// `<exe> --version`, asked once per executable and announced in the suite's output.
 pub(crate) fn client_version(client: Client, exe: &Path) -> String {
-    static VERSIONS: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
-    VERSIONS[client as usize]
-        .get_or_init(|| {
-            let mut cmd = Command::new(exe);
-            cmd.arg("--version");
-            cmd.env("PATH", base_path());
-            let run = run_bounded(cmd, Duration::from_secs(30));
-            let version = run.stdout.trim().to_string();
-            announce(&format!(
-                "E2E CLIENT: {} {version} ({})",
-                client.name(),
-                exe.display()
-            ));
-            version
-        })
-        .clone()
+    static VERSIONS: OnceLock<std::sync::Mutex<Vec<(PathBuf, String)>>> = OnceLock::new();
+    let cache = VERSIONS.get_or_init(Default::default);
+    if let Some((_, v)) = cache.lock().unwrap().iter().find(|(p, _)| p == exe) {
+        return v.clone();
+    }
+    let version = client_version_of(client.name(), exe);
+    cache
+        .lock()
+        .unwrap()
+        .push((exe.to_path_buf(), version.clone()));
+    version
+}
+
+/// `<exe> --version` of any client, announced in the suite's output.
+pub(crate) fn client_version_of(name: &str, exe: &Path) -> String {
+    let mut cmd = Command::new(exe);
+    cmd.arg("--version");
+    cmd.env("PATH", base_path());
+    let run = run_bounded(cmd, Duration::from_secs(60));
+    let version = run.stdout.lines().next().unwrap_or("").trim().to_string();
+    announce(&format!("E2E CLIENT: {name} {version} ({})", exe.display()));
+    version
 }
 
 /// Print one timing line into the suite's output.

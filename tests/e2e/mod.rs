@@ -1,4 +1,5 @@
-//! End-to-end tests with the real Claude Code and Codex clients (issue 7 §3).
+//! End-to-end tests with the real Claude Code, Codex, Gemini CLI and Copilot CLI clients
+//! (issue 7 §3, issue 16; the last two in [`peers`]).
 //!
 //! Each client runs offline against [`standin`], a scripted local stand-in for its model
 //! API, in a temp repo with a temp `CALLUS_HOME`, with callus's hooks wired in by hand
@@ -15,8 +16,12 @@
 mod claims;
 mod claude;
 mod codex;
+mod copilot;
+mod gemini;
 mod harness;
+mod peers;
 mod scenario;
 mod standin;
+mod standin_gemini;
 mod standin_http;
 mod wiring;

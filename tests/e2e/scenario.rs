@@ -57,7 +57,7 @@ pub(crate) const STEPS: [Step; 6] = [
 ];
 
 /// The project ruleset: one rule per action, each firing on exactly one step.
-fn rules() -> Value {
+pub(crate) fn rules() -> Value {
     json!({"rules": [
         {"id": "e2e-block", "tool": "Bash", "match": "segment",
          "any": ["^rm\\s+-rf\\s+\\S*e2e-keep"], "action": "block", "severity": 90,

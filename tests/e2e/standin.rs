@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use super::standin_gemini as gemini;
 use super::standin_http as http;
 use std::io::{self, BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
@@ -44,6 +45,8 @@ pub(crate) enum Protocol {
     Messages,
     /// `OpenAI` Responses API (Codex).
     Responses,
+    /// Gemini API `models/{model}:streamGenerateContent` (Gemini CLI), see [`gemini`].
+    Gemini,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +129,7 @@ pub(crate) fn call_id(protocol: Protocol, step: usize) -> String {
     match protocol {
         Protocol::Messages => format!("toolu_e2e_{step:03}"),
         Protocol::Responses => format!("call_e2e_{step:03}"),
+        Protocol::Gemini => format!("gem_e2e_{step:03}"),
     }
 }
 
@@ -344,19 +348,23 @@ fn parse_body(req: &http::HttpRequest) -> Result<Value, String> {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&req.body).into_owned())))
 }
 
-/// Whether a request body offers the agent's shell tool (a real turn of the agent loop).
-fn offers_shell_tool(protocol: Protocol, body: &Value) -> bool {
-    let want = match protocol {
-        Protocol::Messages => "Bash",
-        Protocol::Responses => "exec_command",
+/// The agent's shell tool a request body offers (a real turn of the agent loop), by the
+/// name the client gave it: Claude Code `Bash`, Copilot CLI (Messages API) `bash`, Codex
+/// `exec_command`, Gemini CLI `run_shell_command`.
+fn offered_shell_tool(protocol: Protocol, body: &Value) -> Option<&'static str> {
+    let wanted: &[&'static str] = match protocol {
+        Protocol::Messages => &["Bash", "bash"],
+        Protocol::Responses => &["exec_command"],
+        Protocol::Gemini => return gemini::offers_shell_tool(body).then_some(gemini::SHELL_TOOL),
     };
-    body.get("tools")
+    let names: Vec<&str> = body
+        .get("tools")
         .and_then(Value::as_array)
-        .is_some_and(|tools| {
-            tools
-                .iter()
-                .any(|t| t.get("name").and_then(Value::as_str) == Some(want))
-        })
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    wanted.iter().copied().find(|w| names.contains(w))
 }
 
 fn respond(
@@ -381,10 +389,12 @@ fn respond(
     let protocol = match (req.method.as_str(), path) {
         ("POST", "/v1/messages") => Some(Protocol::Messages),
         ("POST", "/v1/responses") => Some(Protocol::Responses),
+        ("POST", p) if gemini::is_generate(p) => Some(Protocol::Gemini),
         _ => None,
     };
+    let shell_tool = protocol.and_then(|p| offered_shell_tool(p, &body));
     let (kind, answer) = match protocol {
-        Some(p) if offers_shell_tool(p, &body) => {
+        Some(p) if shell_tool.is_some() => {
             let step = shared.next_step.fetch_add(1, Ordering::SeqCst);
             (
                 Kind::Turn { protocol: p, step },
@@ -417,7 +427,8 @@ fn respond(
         .to_string();
     let written = match (protocol, answer) {
         (Some(Protocol::Messages), Some(step)) => {
-            let (events, message) = messages::answer(&step, step_index, &model);
+            let tool = shell_tool.unwrap_or("Bash");
+            let (events, message) = messages::answer(&step, step_index, &model, tool);
             if stream {
                 http::write_sse(out, &events, close)
             } else {
@@ -433,6 +444,20 @@ fn respond(
         (Some(Protocol::Responses), Some(step)) => {
             let events = responses::answer(&step, step_index, &model);
             http::write_sse(out, &events, close)
+        }
+        (Some(Protocol::Gemini), Some(step)) => {
+            let chunk = gemini::answer(&step, step_index);
+            if path.contains(":stream") {
+                http::write_sse_data(out, &[chunk], close)
+            } else {
+                http::write_body(
+                    out,
+                    200,
+                    "application/json",
+                    chunk.to_string().as_bytes(),
+                    close,
+                )
+            }
         }
         _ if kind == Kind::CountTokens => http::write_body(
             out,
@@ -457,16 +482,21 @@ mod messages {
     }
 
     /// The SSE events for a streamed answer, and the equivalent non-streamed message.
-    pub(crate) fn answer(step: &Step, index: usize, model: &str) -> (Vec<(String, Value)>, Value) {
+    pub(crate) fn answer(
+        step: &Step,
+        index: usize,
+        model: &str,
+        tool: &str,
+    ) -> (Vec<(String, Value)>, Value) {
         let id = format!("msg_e2e_{index:03}");
         let (block_start, delta, full_block, stop_reason) = match step {
             Step::Bash(command) => {
                 let tool_id = call_id(Protocol::Messages, index);
                 let input = json!({"command": command, "description": format!("e2e step {index}")});
                 (
-                    json!({"type": "tool_use", "id": tool_id, "name": "Bash", "input": {}}),
+                    json!({"type": "tool_use", "id": tool_id, "name": tool, "input": {}}),
                     json!({"type": "input_json_delta", "partial_json": input.to_string()}),
-                    json!({"type": "tool_use", "id": tool_id, "name": "Bash", "input": input}),
+                    json!({"type": "tool_use", "id": tool_id, "name": tool, "input": input}),
                     "tool_use",
                 )
             }

@@ -219,3 +219,24 @@ pub(crate) fn write_sse(
     stream.write_all(out.as_bytes())?;
     stream.flush()
 }
+
+/// A streamed answer of `data:` lines only, each event ended by a blank line (the Gemini
+/// API's SSE: its client parses every `data:` line as one JSON chunk).
+pub(crate) fn write_sse_data(
+    stream: &mut TcpStream,
+    chunks: &[serde_json::Value],
+    close: bool,
+) -> io::Result<()> {
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\
+         Connection: {}\r\n\r\n",
+        if close { "close" } else { "keep-alive" },
+    );
+    for data in chunks {
+        let event = format!("data: {data}\r\n\r\n");
+        let _ = write!(out, "{:x}\r\n{event}\r\n", event.len());
+    }
+    out.push_str("0\r\n\r\n");
+    stream.write_all(out.as_bytes())?;
+    stream.flush()
+}
