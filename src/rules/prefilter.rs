@@ -118,6 +118,19 @@ impl Scan<'_> {
             .ok_or(Bail)
     }
 
+    /// How many bytes from the position are plain literal characters none of which a
+    /// quantifier follows: ASCII, not syntax, and the last one not followed by `*`, `+`,
+    /// `?` or `{` (which may repeat it; `atom_with` decides that one).
+    fn plain_run(&self) -> usize {
+        let rest = &self.bytes[self.i..];
+        let plain = |b: &u8| b.is_ascii() && !b"|)([\\.^$*+?{".contains(b);
+        let n = rest.iter().position(|b| !plain(b)).unwrap_or(rest.len());
+        match rest.get(n) {
+            Some(b'*' | b'+' | b'?' | b'{') => n.saturating_sub(1),
+            _ => n,
+        }
+    }
+
     /// `branch ('|' branch)*`, up to a `)` or the end.
     fn alternation(&mut self) -> Result<Req, Bail> {
         let mut union: Vec<String> = Vec::new();
@@ -177,6 +190,17 @@ impl Scan<'_> {
                 }
                 b'*' | b'+' | b'?' => return Err(Bail), // nothing to repeat
                 b'{' if repetition_len(&self.bytes[self.i..]).is_some() => return Err(Bail),
+                _ if self.plain_run() > 0 => {
+                    // Literal characters with no quantifier, taken at once: each is what
+                    // `atom_with` does with one of them (most of a pattern is such runs).
+                    let n = self.plain_run();
+                    if run.capacity() == 0 {
+                        run.reserve((self.bytes.len() - self.i + 1).min(256));
+                    }
+                    let bytes = &self.bytes[self.i..self.i + n];
+                    run.extend(bytes.iter().map(|b| char::from(b.to_ascii_lowercase())));
+                    self.i += n;
+                }
                 _ => {
                     self.i += 1;
                     let lit = c.is_ascii().then(|| char::from(c.to_ascii_lowercase()));
@@ -416,6 +440,21 @@ mod tests {
         );
         assert_eq!(one(r"(?i)\bDROP\s+TABLE").as_deref(), Some("table"));
         assert_eq!(one(r"\\copy\b[^;]*\bfrom\b").as_deref(), Some("\\copy"));
+    }
+
+    #[test]
+    fn runs_of_literals_end_where_a_quantifier_may_apply() {
+        assert_eq!(one(r"deploy-10\s+x").as_deref(), Some("deploy-10"));
+        assert_eq!(one(r"abcd*").as_deref(), Some("abc"));
+        assert_eq!(one(r"abcd+e").as_deref(), Some("abcd"));
+        assert_eq!(one(r"abcd?ef").as_deref(), Some("abc"));
+        assert_eq!(one(r"abcd{2}").as_deref(), Some("abcd"));
+        // `{` that is no repetition is a literal character, and so is `}`.
+        assert_eq!(one(r"ab{x}cd").as_deref(), Some("ab{x}cd"));
+        assert_eq!(one(r"MIXED Case=1").as_deref(), Some("mixed case=1"));
+        assert_eq!(one(r"ab]cd").as_deref(), Some("ab]cd"));
+        assert_eq!(one(r"x-é-long").as_deref(), Some("-long"));
+        assert_eq!(req(r"ab*"), None);
     }
 
     #[test]
