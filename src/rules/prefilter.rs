@@ -44,6 +44,23 @@ pub(crate) fn required_literals(src: &str) -> Option<Vec<String>> {
     set.iter().all(|s| s.len() >= MIN_LEN).then_some(set)
 }
 
+/// The bytes that stand for themselves in a pattern: ASCII, and not syntax.
+const PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = true;
+        b += 1;
+    }
+    let syntax = b"|)([\\.^$*+?{";
+    let mut i = 0;
+    while i < syntax.len() {
+        table[syntax[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
+
 /// Gave up: syntax the scan does not understand.
 struct Bail;
 
@@ -123,8 +140,10 @@ impl Scan<'_> {
     /// `?` or `{` (which may repeat it; `atom_with` decides that one).
     fn plain_run(&self) -> usize {
         let rest = &self.bytes[self.i..];
-        let plain = |b: &u8| b.is_ascii() && !b"|)([\\.^$*+?{".contains(b);
-        let n = rest.iter().position(|b| !plain(b)).unwrap_or(rest.len());
+        let n = rest
+            .iter()
+            .position(|&b| !PLAIN[usize::from(b)])
+            .unwrap_or(rest.len());
         match rest.get(n) {
             Some(b'*' | b'+' | b'?' | b'{') => n.saturating_sub(1),
             _ => n,
@@ -190,18 +209,22 @@ impl Scan<'_> {
                 }
                 b'*' | b'+' | b'?' => return Err(Bail), // nothing to repeat
                 b'{' if repetition_len(&self.bytes[self.i..]).is_some() => return Err(Bail),
-                _ if self.plain_run() > 0 => {
-                    // Literal characters with no quantifier, taken at once: each is what
-                    // `atom_with` does with one of them (most of a pattern is such runs).
-                    let n = self.plain_run();
-                    if run.capacity() == 0 {
-                        run.reserve((self.bytes.len() - self.i + 1).min(256));
-                    }
-                    let bytes = &self.bytes[self.i..self.i + n];
-                    run.extend(bytes.iter().map(|b| char::from(b.to_ascii_lowercase())));
-                    self.i += n;
-                }
                 _ => {
+                    let n = self.plain_run();
+                    if n > 0 {
+                        // Literal characters with no quantifier, taken at once: each is
+                        // what `atom_with` does with one of them (most of a pattern).
+                        if run.capacity() == 0 {
+                            run.reserve((self.bytes.len() - self.i + 1).min(256));
+                        }
+                        let bytes = &self.bytes[self.i..self.i + n];
+                        let start = run.len();
+                        // ASCII by construction (`PLAIN`), so this never fails.
+                        run.push_str(std::str::from_utf8(bytes).map_err(|_| Bail)?);
+                        run[start..].make_ascii_lowercase();
+                        self.i += n;
+                        continue;
+                    }
                     self.i += 1;
                     let lit = c.is_ascii().then(|| char::from(c.to_ascii_lowercase()));
                     self.atom_with(lit, &mut run, &mut best)?;
