@@ -55,10 +55,14 @@ fn embed_starter() {
     println!("cargo:rerun-if-changed=src/rules/prefilter.rs");
     let text = std::fs::read_to_string(SOURCE).expect("src/rules/starter.json is readable");
     // The layer's content hash in the audit chain: SHA-256 of the embedded bytes.
-    let hash: String = {
+    let hash = {
         use sha2::Digest as _;
-        let digest = sha2::Sha256::digest(text.as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        use std::fmt::Write as _;
+        let mut hex = String::with_capacity(64);
+        for b in sha2::Sha256::digest(text.as_bytes()) {
+            let _ = write!(hex, "{b:02x}");
+        }
+        hex
     };
     let table = serde_json::from_str(&text)
         .map_err(|e| e.to_string())

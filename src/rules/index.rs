@@ -22,10 +22,7 @@ use std::cell::OnceCell;
 use super::Subject;
 use super::parse::Unbuilt;
 use super::pattern::literals_admit;
-use super::prefilter::required_literals;
-
-/// The literal requirement of each `any` pattern of a rule, in order (`prefilter`).
-pub(crate) type Required = Vec<Option<Vec<String>>>;
+use super::prefilter::{Required, required_literals};
 
 /// Could `rule` fire on `call`? False only when it certainly does not. The literal
 /// requirements come back when they were computed to decide, so the rule's patterns need

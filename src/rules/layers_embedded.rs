@@ -92,8 +92,10 @@ impl EmbeddedRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::layers::STARTER_JSON;
     use crate::rules::parse_document;
+
+    /// The document `build.rs` read (the layer embeds the same file).
+    const STARTER_JSON: &str = include_str!("starter.json");
     use crate::rules::prefilter::required_literals;
 
     #[test]

@@ -197,7 +197,7 @@ impl Unbuilt<'_> {
 
     /// The rule, given the literal requirements of its `any` patterns when they are known
     /// already (`index::may_fire` computed them from the same sources).
-    pub(crate) fn build_with(self, required: Option<super::index::Required>) -> Rule {
+    pub(crate) fn build_with(self, required: Option<super::prefilter::Required>) -> Rule {
         let f = self.fields;
         let ci = f.flags.as_deref().is_some_and(|flags| flags.contains('i'));
         let patterns = |list: Option<Vec<Text<'_>>>| -> Vec<Pattern> {

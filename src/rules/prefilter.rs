@@ -22,6 +22,9 @@ const MAX_MEMBERS: usize = 64;
 /// file must not be able to exhaust the stack).
 const MAX_DEPTH: usize = 64;
 
+/// The literal requirement of each `any` pattern of a rule, in order.
+pub(crate) type Required = Vec<Option<Vec<String>>>;
+
 /// The literal requirement of `src`, if the scan finds one: every match contains at least one
 /// of the returned lowercase strings.
 #[must_use]
