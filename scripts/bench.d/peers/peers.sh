@@ -12,7 +12,7 @@
 #                                 rules; quiet and firing
 #   openmoat guard                crates.io's openmoat, `moat guard`; quiet and firing
 #   dcg                           crates.io's destructive_command_guard, `dcg`; quiet, firing
-# One loop runs every case once per iteration, in the same order, so load on this shared
+# One loop runs every case once per iteration (in a shuffled order), so load on this shared
 # machine slows them alike; p50/p95/p99 of wall time per call, the p50 over /bin/true and
 # the ratio of p50s.
 #
@@ -123,14 +123,24 @@ done
 for ((r = 0; r < 10; r++)); do
     for i in "${!LABELS[@]}"; do eval "${CMDS[$i]}" <"$WORK/${INPUTS[$i]}.json" >/dev/null 2>&1 || true; done
 done
+# The order of the cases is shuffled in each iteration: a case that always ran right after
+# a 100 ms Python start would be measured on a colder machine than the others.
+n=${#LABELS[@]}
 for ((r = 0; r < RUNS; r++)); do
-    line=""
-    for i in "${!LABELS[@]}"; do
+    order=("${!LABELS[@]}")
+    for ((k = n - 1; k > 0; k--)); do
+        j=$((RANDOM % (k + 1)))
+        tmp=${order[$k]} order[$k]=${order[$j]} order[$j]=$tmp
+    done
+    T0=() T1=()
+    for i in "${order[@]}"; do
         t0=$EPOCHREALTIME
         eval "${CMDS[$i]}" <"$WORK/${INPUTS[$i]}.json" >/dev/null 2>&1 || true
         t1=$EPOCHREALTIME
-        line+=" $t0 $t1"
+        T0[$i]=$t0 T1[$i]=$t1
     done
+    line=""
+    for i in "${!LABELS[@]}"; do line+=" ${T0[$i]} ${T1[$i]}"; done
     echo "$line"
 done >"$WORK/samples"
 
