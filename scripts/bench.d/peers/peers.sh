@@ -10,7 +10,8 @@
 #   callus record                 a PostToolUse success (one row written)
 #   callusguard 0.5.0 guard       PyPI's callusguard, its runner with its bundled starter
 #                                 rules; quiet and firing
-#   openmoat guard                crates.io's openmoat, `moat guard`; quiet and firing
+#   openmoat guard                crates.io's openmoat, `moat guard --host claude-code` in a
+#                                 home set up by `moat init`; quiet and firing
 #   dcg                           crates.io's destructive_command_guard, `dcg`; quiet, firing
 # One loop runs every case once per iteration (in a shuffled order), so load on this shared
 # machine slows them alike; p50/p95/p99 of wall time per call, the p50 over /bin/true and
@@ -100,8 +101,15 @@ if [[ -n $CG_RULES ]]; then
     add "callusguard $CG_VERSION guard, firing" fire "HOME=$WORK/h-cg $CG_PY -c \"\$CG_RUN\""
 fi
 if [[ -n $MOAT ]]; then
-    add "openmoat guard, quiet" quiet "HOME=$WORK/h-moat $MOAT guard"
-    add "openmoat guard, firing" fire "HOME=$WORK/h-moat $MOAT guard"
+    # Its audit log and default policy come from `init` (which refuses a binary under /tmp,
+    # where an agent could replace it: keep CALLUS_PEERS_DIR elsewhere).
+    mkdir -p "$WORK/h-moat/.claude"
+    if HOME=$WORK/h-moat "$MOAT" init --hosts claude-code --yes </dev/null >"$WORK/moat-init.log" 2>&1; then
+        add "openmoat guard, quiet" quiet "HOME=$WORK/h-moat $MOAT guard --host claude-code"
+        add "openmoat guard, firing" fire "HOME=$WORK/h-moat $MOAT guard --host claude-code"
+    else
+        note "openmoat: init failed: $(grep -m1 . "$WORK/moat-init.log")"
+    fi
 fi
 if [[ -n $DCG ]]; then
     add "dcg, quiet" quiet "HOME=$WORK/h-dcg $DCG"
