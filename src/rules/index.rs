@@ -22,13 +22,15 @@ use std::cell::OnceCell;
 use super::Subject;
 use super::parse::Unbuilt;
 use super::pattern::literals_admit;
-use super::prefilter::required_literals;
+use super::prefilter::{Required, required_literals};
 
-/// Could `rule` fire on `call`? False only when it certainly does not.
-pub(crate) fn may_fire(rule: &Unbuilt<'_>, call: &Subject<'_>) -> bool {
+/// Could `rule` fire on `call`? False only when it certainly does not. The literal
+/// requirements come back when they were computed to decide, so the rule's patterns need
+/// not scan themselves again ([`Unbuilt::build_with`]).
+pub(crate) fn may_fire(rule: &Unbuilt<'_>, call: &Subject<'_>) -> (bool, Option<Required>) {
     // Scanned once, and only when the tool and field leave the question open.
-    let literals: OnceCell<Vec<Option<Vec<String>>>> = OnceCell::new();
-    call.may_fire(
+    let literals: OnceCell<Required> = OnceCell::new();
+    let may = call.may_fire(
         rule.tool(),
         rule.field(),
         rule.norm(),
@@ -40,7 +42,8 @@ pub(crate) fn may_fire(rule: &Unbuilt<'_>, call: &Subject<'_>) -> bool {
                 .iter()
                 .any(|lits| literals_admit(lits.as_deref(), hay))
         },
-    )
+    );
+    (may, literals.into_inner())
 }
 
 #[cfg(test)]
@@ -60,7 +63,7 @@ mod tests {
         let checked = check_document("t", TEXT).unwrap();
         let may = |tool: &str, input: serde_json::Value| -> Vec<String> {
             let call = Subject::new(tool, &input);
-            let out = checked.rules.iter().filter(|r| may_fire(r, &call));
+            let out = checked.rules.iter().filter(|r| may_fire(r, &call).0);
             out.map(|r| r.id().to_string()).collect()
         };
         // `.*` has no literal requirement: the segment rule is always a candidate on text.

@@ -15,9 +15,9 @@ use std::sync::OnceLock;
 pub(crate) use super::layer_kind::LayerKind;
 use crate::digest::{Digest as _, Sha256, hex, sha256_hex};
 
-use super::index;
 use super::parse::{Checked, check_document};
 use super::{Action, Document, Rule, Subject, parse_document};
+use super::{index, layers_embedded};
 use crate::config::Home;
 use crate::{Error, Result};
 
@@ -107,6 +107,12 @@ impl Layer {
         text: Cow<'static, str>,
         call: &Subject<'_>,
     ) -> Result<(Self, Vec<String>)> {
+        if kind == LayerKind::Starter
+            && path.is_none()
+            && let Some(table) = layers_embedded::TABLE
+        {
+            return Ok((Self::embedded_for_call(table, text, call), Vec::new()));
+        }
         let name = path
             .as_ref()
             .map_or_else(|| "starter".to_string(), |p| p.display().to_string());
@@ -117,13 +123,9 @@ impl Layer {
         let mut rules = Vec::new();
         let mut skipped = String::new();
         for rule in unbuilt {
-            if index::may_fire(&rule, call) {
-                rules.push(rule.build());
-            } else {
-                if !skipped.is_empty() {
-                    skipped.push('\n');
-                }
-                skipped.push_str(rule.id());
+            match index::may_fire(&rule, call) {
+                (true, required) => rules.push(rule.build_with(required)),
+                (false, _) => push_line(&mut skipped, rule.id()),
             }
         }
         let layer = Layer {
@@ -135,6 +137,33 @@ impl Layer {
             hash: OnceLock::new(),
         };
         Ok((layer, disable))
+    }
+
+    /// The starter layer for one call from the table `build.rs` made of the starter
+    /// document (`text`, which stays the layer's content): only the rules that may fire on
+    /// `call` are built, and nothing is parsed (see `layers_embedded`).
+    fn embedded_for_call(
+        table: &[layers_embedded::EmbeddedRule],
+        text: Cow<'static, str>,
+        call: &Subject<'_>,
+    ) -> Self {
+        let mut rules = Vec::new();
+        let mut skipped = String::new();
+        for rule in table {
+            if rule.may_fire(call) {
+                rules.push(rule.build());
+            } else {
+                push_line(&mut skipped, rule.id);
+            }
+        }
+        Layer {
+            kind: LayerKind::Starter,
+            path: None,
+            rules,
+            skipped,
+            text,
+            hash: OnceLock::from(layers_embedded::STARTER_SHA256.to_string()),
+        }
     }
 
     /// The id of every rule of the layer, loaded or skipped.
@@ -151,6 +180,14 @@ impl Layer {
             self.skipped = kept.join("\n");
         }
     }
+}
+
+/// Add `line` to a list of lines.
+fn push_line(list: &mut String, line: &str) {
+    if !list.is_empty() {
+        list.push('\n');
+    }
+    list.push_str(line);
 }
 
 /// Every active layer, in evaluation order.

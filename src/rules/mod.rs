@@ -16,6 +16,7 @@ pub(crate) mod glob;
 pub(crate) mod index;
 pub(crate) mod layer_kind;
 pub(crate) mod layers;
+pub(crate) mod layers_embedded;
 pub(crate) mod parse;
 pub(crate) mod pattern;
 pub(crate) mod prefilter;

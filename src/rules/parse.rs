@@ -47,12 +47,13 @@ pub struct Document {
     pub disable: Vec<String>,
 }
 
-/// The document as serde reads it. Keep in step with [`TOP_LEVEL_KEYS`] (tested).
+/// The document as serde reads it, each rule as an `R`: typed ([`RuleFields`], one pass
+/// over the text) or raw (to find which rule is wrong). Keep in step with
+/// [`TOP_LEVEL_KEYS`] (tested).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DocFields<'a> {
-    #[serde(borrow)]
-    rules: Option<Vec<&'a RawValue>>,
+struct DocFields<'a, R> {
+    rules: Option<Vec<R>>,
     #[serde(borrow)]
     disable: Option<Vec<Cow<'a, str>>>,
     #[allow(dead_code)] // informational: accepted, never read
@@ -191,6 +192,12 @@ impl Unbuilt<'_> {
 
     /// The rule.
     pub(crate) fn build(self) -> Rule {
+        self.build_with(None)
+    }
+
+    /// The rule, given the literal requirements of its `any` patterns when they are known
+    /// already (`index::may_fire` computed them from the same sources).
+    pub(crate) fn build_with(self, required: Option<super::prefilter::Required>) -> Rule {
         let f = self.fields;
         let ci = f.flags.as_deref().is_some_and(|flags| flags.contains('i'));
         let patterns = |list: Option<Vec<Text<'_>>>| -> Vec<Pattern> {
@@ -198,6 +205,16 @@ impl Unbuilt<'_> {
                 .into_iter()
                 .map(|p| Pattern::new(p.0.into_owned(), ci))
                 .collect()
+        };
+        let any = match required {
+            Some(required) => f
+                .any
+                .unwrap_or_default()
+                .into_iter()
+                .zip(required)
+                .map(|(p, req)| Pattern::with_required(p.0.into_owned(), ci, req))
+                .collect(),
+            None => patterns(f.any),
         };
         let owned = |t: Option<Text<'_>>| t.map(|t| t.0.into_owned());
         let strings = |list: Option<Vec<Text<'_>>>| -> Vec<String> {
@@ -210,7 +227,7 @@ impl Unbuilt<'_> {
             id: owned(f.id).unwrap_or_default(),
             tool: owned(f.tool).unwrap_or_else(|| "*".to_string()),
             field: owned(f.field).unwrap_or_else(|| "command".to_string()),
-            any: patterns(f.any),
+            any,
             unless: patterns(f.unless),
             norm: f.norm.unwrap_or(false),
             severity: f.severity.unwrap_or(0.0),
@@ -258,33 +275,14 @@ pub(crate) fn check_document<'a>(file: &str, text: &'a str) -> Result<Checked<'a
         field,
         msg,
     };
-    // Say exactly which rule and field is wrong; serde only knows line and column.
-    let refused = |serde_err: serde_json::Error| {
-        let explained = serde_json::from_str::<Value>(text)
-            .map_err(|e| Error::json(file, e))
-            .and_then(|v| explain(&v).map_err(|(r, f, m)| err(r, f, m)));
-        match explained {
-            Err(e) => e,
-            Ok(()) => Error::json(file, serde_err),
-        }
-    };
-    let doc = serde_json::from_str::<DocFields<'_>>(text).map_err(refused)?;
-    let raws = doc.rules.unwrap_or_default();
-    let mut rules = Vec::with_capacity(raws.len());
-    for (i, raw) in raws.iter().enumerate() {
-        let Ok(fields) = serde_json::from_str::<RuleFields<'a>>(raw.get()) else {
-            // Read the rules again in place, so serde's line and column are the file's.
-            #[derive(Deserialize)]
-            struct InPlace<'a> {
-                #[serde(borrow)]
-                #[allow(dead_code)] // read only for the error
-                rules: Vec<RuleFields<'a>>,
-            }
-            let e = serde_json::from_str::<InPlace<'_>>(text)
-                .err()
-                .unwrap_or_else(|| serde::de::Error::custom(format!("rule #{i} is invalid")));
-            return Err(refused(e));
-        };
+    // One pass over the text when every rule has the right types (the common case: what a
+    // hook call runs over every layer); otherwise the rule-by-rule pass finds the first
+    // problem in file order, type or meaning.
+    let doc = serde_json::from_str::<DocFields<'_, RuleFields<'a>>>(text)
+        .map_err(|typed| first_error(file, text, typed))?;
+    let fields = doc.rules.unwrap_or_default();
+    let mut rules = Vec::with_capacity(fields.len());
+    for (i, fields) in fields.into_iter().enumerate() {
         let (action, mode) = check_rule(i, &fields).map_err(|(r, f, m)| err(r, f, m))?;
         rules.push(Unbuilt {
             fields,
@@ -317,6 +315,51 @@ pub(crate) fn check_document<'a>(file: &str, text: &'a str) -> Result<Checked<'a
             .map(Cow::into_owned)
             .collect(),
     })
+}
+
+/// The first problem of a document the typed pass refused (with `typed`): read rule by
+/// rule, a rule whose types are right is checked for meaning before the next is read, so
+/// the error is the first in file order, naming the rule and the field where it can.
+fn first_error(file: &str, text: &str, typed: serde_json::Error) -> Error {
+    let err = |rule: Option<String>, field: Option<String>, msg: String| Error::Ruleset {
+        file: file.to_string(),
+        rule,
+        field,
+        msg,
+    };
+    // Say exactly which rule and field is wrong; serde only knows line and column.
+    let refused = |serde_err: serde_json::Error| {
+        let explained = serde_json::from_str::<Value>(text)
+            .map_err(|e| Error::json(file, e))
+            .and_then(|v| explain(&v).map_err(|(r, f, m)| err(r, f, m)));
+        match explained {
+            Err(e) => e,
+            Ok(()) => Error::json(file, serde_err),
+        }
+    };
+    let doc = match serde_json::from_str::<DocFields<'_, &RawValue>>(text) {
+        Ok(doc) => doc,
+        Err(e) => return refused(e),
+    };
+    for (i, raw) in doc.rules.unwrap_or_default().iter().enumerate() {
+        let Ok(fields) = serde_json::from_str::<RuleFields<'_>>(raw.get()) else {
+            // Read the rules again in place, so serde's line and column are the file's.
+            #[derive(Deserialize)]
+            struct InPlace<'a> {
+                #[serde(borrow)]
+                #[allow(dead_code)] // read only for the error
+                rules: Vec<RuleFields<'a>>,
+            }
+            let e = serde_json::from_str::<InPlace<'_>>(text)
+                .err()
+                .unwrap_or_else(|| serde::de::Error::custom(format!("rule #{i} is invalid")));
+            return refused(e);
+        };
+        if let Err((r, f, m)) = check_rule(i, &fields) {
+            return err(r, f, m);
+        }
+    }
+    refused(typed)
 }
 
 /// Each rule of a ruleset document exactly as written (for display and round-trips; the

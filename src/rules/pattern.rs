@@ -83,6 +83,27 @@ impl Pattern {
         }
     }
 
+    /// Prepare `source` whose literal requirement is already known (`prefilter`'s
+    /// [`required_literals`] of the same source: the hook computed it to decide whether to
+    /// build the rule, or `build.rs` did for the starter set).
+    #[must_use]
+    pub(crate) fn with_required(
+        source: impl Into<String>,
+        case_insensitive: bool,
+        required: Option<Vec<String>>,
+    ) -> Self {
+        let p = Pattern::new(source, case_insensitive);
+        let _ = p.required.set(required);
+        p
+    }
+
+    /// Whether it matches case-insensitively (the rule's `flags: "i"`).
+    #[cfg(test)]
+    #[must_use]
+    pub(crate) fn case_insensitive(&self) -> bool {
+        self.case_insensitive
+    }
+
     /// The pattern as written.
     #[must_use]
     pub fn source(&self) -> &str {
@@ -191,9 +212,9 @@ impl Pattern {
 /// `haystack_lower`, an ASCII-lowercased haystack? The one test both [`Pattern::may_match`]
 /// and the hook's choice of rules to build (`index`) use.
 #[must_use]
-pub(crate) fn literals_admit(required: Option<&[String]>, haystack_lower: &str) -> bool {
+pub(crate) fn literals_admit<S: AsRef<str>>(required: Option<&[S]>, haystack_lower: &str) -> bool {
     required.is_none_or(|lits| {
-        lits.iter().any(|lit| haystack_lower.contains(lit.as_str())) || !haystack_lower.is_ascii()
+        lits.iter().any(|lit| haystack_lower.contains(lit.as_ref())) || !haystack_lower.is_ascii()
     })
 }
 

@@ -22,6 +22,9 @@ const MAX_MEMBERS: usize = 64;
 /// file must not be able to exhaust the stack).
 const MAX_DEPTH: usize = 64;
 
+/// The literal requirement of each `any` pattern of a rule, in order.
+pub(crate) type Required = Vec<Option<Vec<String>>>;
+
 /// The literal requirement of `src`, if the scan finds one: every match contains at least one
 /// of the returned lowercase strings.
 #[must_use]
@@ -43,6 +46,23 @@ pub(crate) fn required_literals(src: &str) -> Option<Vec<String>> {
     }
     set.iter().all(|s| s.len() >= MIN_LEN).then_some(set)
 }
+
+/// The bytes that stand for themselves in a pattern: ASCII, and not syntax.
+const PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = true;
+        b += 1;
+    }
+    let syntax = b"|)([\\.^$*+?{";
+    let mut i = 0;
+    while i < syntax.len() {
+        table[syntax[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
 
 /// Gave up: syntax the scan does not understand.
 struct Bail;
@@ -118,6 +138,21 @@ impl Scan<'_> {
             .ok_or(Bail)
     }
 
+    /// How many bytes from the position are plain literal characters none of which a
+    /// quantifier follows: ASCII, not syntax, and the last one not followed by `*`, `+`,
+    /// `?` or `{` (which may repeat it; `atom_with` decides that one).
+    fn plain_run(&self) -> usize {
+        let rest = &self.bytes[self.i..];
+        let n = rest
+            .iter()
+            .position(|&b| !PLAIN[usize::from(b)])
+            .unwrap_or(rest.len());
+        match rest.get(n) {
+            Some(b'*' | b'+' | b'?' | b'{') => n.saturating_sub(1),
+            _ => n,
+        }
+    }
+
     /// `branch ('|' branch)*`, up to a `)` or the end.
     fn alternation(&mut self) -> Result<Req, Bail> {
         let mut union: Vec<String> = Vec::new();
@@ -178,6 +213,21 @@ impl Scan<'_> {
                 b'*' | b'+' | b'?' => return Err(Bail), // nothing to repeat
                 b'{' if repetition_len(&self.bytes[self.i..]).is_some() => return Err(Bail),
                 _ => {
+                    let n = self.plain_run();
+                    if n > 0 {
+                        // Literal characters with no quantifier, taken at once: each is
+                        // what `atom_with` does with one of them (most of a pattern).
+                        if run.capacity() == 0 {
+                            run.reserve((self.bytes.len() - self.i + 1).min(256));
+                        }
+                        let bytes = &self.bytes[self.i..self.i + n];
+                        let start = run.len();
+                        // ASCII by construction (`PLAIN`), so this never fails.
+                        run.push_str(std::str::from_utf8(bytes).map_err(|_| Bail)?);
+                        run[start..].make_ascii_lowercase();
+                        self.i += n;
+                        continue;
+                    }
                     self.i += 1;
                     let lit = c.is_ascii().then(|| char::from(c.to_ascii_lowercase()));
                     self.atom_with(lit, &mut run, &mut best)?;
@@ -416,6 +466,21 @@ mod tests {
         );
         assert_eq!(one(r"(?i)\bDROP\s+TABLE").as_deref(), Some("table"));
         assert_eq!(one(r"\\copy\b[^;]*\bfrom\b").as_deref(), Some("\\copy"));
+    }
+
+    #[test]
+    fn runs_of_literals_end_where_a_quantifier_may_apply() {
+        assert_eq!(one(r"deploy-10\s+x").as_deref(), Some("deploy-10"));
+        assert_eq!(one(r"abcd*").as_deref(), Some("abc"));
+        assert_eq!(one(r"abcd+e").as_deref(), Some("abcd"));
+        assert_eq!(one(r"abcd?ef").as_deref(), Some("abc"));
+        assert_eq!(one(r"abcd{2}").as_deref(), Some("abcd"));
+        // `{` that is no repetition is a literal character, and so is `}`.
+        assert_eq!(one(r"ab{x}cd").as_deref(), Some("ab{x}cd"));
+        assert_eq!(one(r"MIXED Case=1").as_deref(), Some("mixed case=1"));
+        assert_eq!(one(r"ab]cd").as_deref(), Some("ab]cd"));
+        assert_eq!(one(r"x-é-long").as_deref(), Some("-long"));
+        assert_eq!(req(r"ab*"), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::{Host, bash, deny_json, guard};
+use super::{Host, audit_records, bash, deny_json, guard};
 use crate::common::{Env, stderr, stdout};
 
 const RULES: &str = r#"{"rules": [
@@ -145,5 +145,39 @@ fn a_file_broken_after_it_worked_is_reported() {
     assert!(
         err.contains("rules.json") && err.contains("unknown action 'deni'"),
         "{err}"
+    );
+}
+
+#[test]
+fn the_built_in_starter_layer_is_the_embedded_document() {
+    // The hook takes the starter set from a table `build.rs` made of starter.json; what it
+    // decides and the layer hash it records are the parsed document's.
+    let env = Env::new();
+    let out = guard(&env, &bash(&env, Host::Claude, "cd /tmp && rm -rf /"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("rm-recursive-root-or-home"),
+        "{}",
+        stderr(&out)
+    );
+    let quiet = guard(&env, &bash(&env, Host::Claude, "cargo test && git status"));
+    assert_eq!(
+        (quiet.status.code(), stdout(&quiet), stderr(&quiet)),
+        (Some(0), String::new(), String::new())
+    );
+    let parsed = callus::testing::RuleSet::starter().unwrap();
+    let records = audit_records(&env);
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["ruleset_hash"], parsed.content_hash().as_str());
+    // The user's `disable` list still switches a starter rule off.
+    env.write_home(
+        "rules.json",
+        r#"{"disable": ["rm-recursive-root-or-home"]}"#,
+    );
+    let out = guard(&env, &bash(&env, Host::Claude, "cd /tmp && rm -rf /"));
+    assert!(
+        !stderr(&out).contains("rm-recursive-root-or-home"),
+        "{}",
+        stderr(&out)
     );
 }
