@@ -3,6 +3,7 @@
 //! `audit`, and callusguard's hook fixtures replayed against its shipped rulesets.
 
 mod actions;
+mod anchor;
 mod audit;
 mod check;
 mod config;

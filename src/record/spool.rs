@@ -206,6 +206,33 @@ fn original_name(path: &Path) -> PathBuf {
     }
 }
 
+/// The events waiting in the spool: how many, and the time (unix ms) of the oldest. Files
+/// being written (`.tmp…`) are not counted; claims in progress are (they are still events
+/// the store does not hold). An unreadable spool directory is an error; a missing one, none.
+pub(crate) fn backlog(home: &Home) -> Result<(usize, Option<i64>)> {
+    let dir = dir(home);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, None)),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    let mut count = 0;
+    let mut oldest: Option<i64> = None;
+    for entry in entries.flatten().take(SPOOL_CAP + 1) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        count += 1;
+        let ms = name.split('-').next().and_then(|t| t.parse::<i64>().ok());
+        if let Some(ms) = ms {
+            oldest = Some(oldest.map_or(ms, |o| o.min(ms)));
+        }
+    }
+    Ok((count, oldest))
+}
+
 /// Whether `error` is the store being busy (another writer held it past the timeout): the
 /// expected reason to spool, not a fault worth the error log.
 #[must_use]
