@@ -5,6 +5,7 @@
 mod actions;
 mod anchor;
 mod audit;
+mod bypass;
 mod check;
 mod config;
 mod failure;
