@@ -21,6 +21,7 @@
 //! Spooling because the store was busy is expected under load and is not logged; spooling
 //! because the store failed otherwise (unreadable, corrupt) is.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -35,6 +36,8 @@ use crate::{Error, Result};
 pub(crate) const MERGE_BATCH: usize = 500;
 /// Most events the spool holds.
 pub(crate) const SPOOL_CAP: usize = 100_000;
+/// Most bytes one spooled event is read to (a hook payload is at most 16 MiB).
+const SPOOLED_CAP: u64 = 32 << 20;
 /// Age after which another process's claim is taken over.
 pub(crate) const STALE_CLAIM: Duration = Duration::from_secs(60);
 
@@ -142,7 +145,11 @@ enum Replay {
 }
 
 fn replay(conn: &Connection, path: &Path, store: StoreEvent) -> std::result::Result<(), Replay> {
-    let bytes = std::fs::read(path).map_err(|e| Replay::Bad(e.to_string()))?;
+    // Anything can be put in the spool: a FIFO there must not block the hook that merges.
+    let mut bytes = Vec::new();
+    crate::untrusted::open_regular(path)
+        .and_then(|f| f.take(SPOOLED_CAP).read_to_end(&mut bytes))
+        .map_err(|e| Replay::Bad(e.to_string()))?;
     let entry: Value = serde_json::from_slice(&bytes).map_err(|e| Replay::Bad(e.to_string()))?;
     let now = entry["now"]
         .as_i64()

@@ -194,22 +194,8 @@ pub(crate) fn write(
 }
 
 fn append_line(path: &Path, line: &str) -> Result<()> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Never block on a FIFO put where the anchor file was.
-        opts.mode(0o600).custom_flags(libc::O_NONBLOCK);
-    }
-    let mut f = opts.open(path).map_err(|e| Error::io(path, e))?;
-    let regular = f.metadata().is_ok_and(|m| m.is_file());
-    if !regular {
-        return Err(Error::Invalid(format!(
-            "{}: not a regular file; refused",
-            path.display()
-        )));
-    }
+    // Never block on a FIFO put where the anchor file was.
+    let mut f = crate::untrusted::open_append(path).map_err(|e| Error::io(path, e))?;
     writeln!(f, "{line}")
         .and_then(|()| f.sync_all())
         .map_err(|e| Error::io(path, e))
