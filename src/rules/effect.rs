@@ -397,5 +397,11 @@ mod tests {
         assert_eq!(c.repo_root, Some(s(&root)));
         assert!(c.realpath.is_some());
         assert!(c.callus_home.is_some());
+        // `$HOME` as the process has it (an empty one would be no home at all).
+        if let Ok(h) = std::env::var("HOME")
+            && !h.is_empty()
+        {
+            assert_eq!(c.home.as_deref(), Some(h.as_str()));
+        }
     }
 }
