@@ -341,3 +341,64 @@ fn parse(text: &str, name: &str, source: &str) -> Vec<Anchor> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_round_trip_through_the_remembered_list() {
+        let file = Place::File(PathBuf::from("/var/anchors/a.jsonl"));
+        let git = Place::GitNotes {
+            git_dir: PathBuf::from("/srv/repo/.git"),
+            notes_ref: "refs/notes/callus-audit".into(),
+        };
+        for place in [&file, &git] {
+            assert_eq!(
+                &Place::from_remembered_line(&place.remembered_line()),
+                place
+            );
+        }
+        assert_eq!(file.shown(), "/var/anchors/a.jsonl");
+        assert_eq!(
+            git.shown(),
+            "git notes refs/notes/callus-audit of /srv/repo/.git"
+        );
+        assert_eq!(
+            git.remembered_line(),
+            "git:refs/notes/callus-audit /srv/repo/.git"
+        );
+    }
+
+    #[test]
+    fn an_anchor_line_names_its_store_and_only_its_store_is_read_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let hash = "ab".repeat(32);
+        let (seq, h, text) = line(&db, Some(&format!("7:{hash}"))).unwrap();
+        assert_eq!((seq, h.as_str()), (7, hash.as_str()));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["store"], store_name(&db));
+        assert_eq!(
+            (v["seq"].clone(), v["callus_audit_anchor"].clone()),
+            (json!(7), json!(1))
+        );
+        let (seq, h, _) = line(&db, None).unwrap();
+        assert_eq!((seq, h.as_str()), (0, super::super::audit::GENESIS));
+        let other = text.replace(&store_name(&db), "/elsewhere/callus.db");
+        let read = parse(
+            &format!("{text}\nnot json\n{other}\n"),
+            &store_name(&db),
+            "f",
+        );
+        assert_eq!(
+            read,
+            vec![Anchor {
+                seq: 7,
+                hash,
+                source: "f".into()
+            }]
+        );
+    }
+}
