@@ -229,10 +229,11 @@ pub(crate) enum AuditCommand {
         /// Also require the record SEQ to carry HASH (an anchor kept elsewhere).
         #[arg(long, value_name = "SEQ:HASH")]
         expect_head: Option<String>,
-        /// Check against the anchors in FILE, or against the chain a team store holds for
-        /// this origin (`postgres://…`, password from `PGPASSWORD`/`~/.pgpass`); repeatable;
-        /// default: every file `anchor` wrote.
-        #[arg(long, value_name = "FILE|URL")]
+        /// Check against the anchors in FILE, in the git notes REF of the current
+        /// directory's repository (`git:REF`, `git:` for `refs/notes/callus-audit`), or
+        /// against the chain a team store holds for this origin (`postgres://…`, password
+        /// from `PGPASSWORD`/`~/.pgpass`); repeatable; default: every place `anchor` wrote.
+        #[arg(long, value_name = "FILE|git:REF|URL")]
         anchor: Vec<String>,
         /// The origin whose chain a team-store anchor holds (default `user@hostname`); with
         /// `--db`, the one origin to verify (default: every origin).
@@ -246,14 +247,17 @@ pub(crate) enum AuditCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Append the chain's head to FILE, outside `$CALLUS_HOME`, for later verifications
+    /// Append the chain's head to FILE or git notes, outside `$CALLUS_HOME`, for later
+    /// verifications
     #[command(
-        after_help = "Examples:\n  callus guard audit anchor --to ~/callus-anchors.jsonl   # e.g. daily, from cron"
+        after_help = "Examples:\n  callus guard audit anchor --to ~/callus-anchors.jsonl   # e.g. daily, from cron\n  callus guard audit anchor --to git:                     # a git note on HEAD (refs/notes/callus-audit)"
     )]
     Anchor {
-        /// The anchor file (appended to; created 0600).
-        #[arg(long, value_name = "FILE")]
-        to: PathBuf,
+        /// Where: an anchor file (appended to; created 0600), or `git:REF` for the git notes
+        /// REF (`git:` alone: `refs/notes/callus-audit`) on `HEAD` of the current
+        /// directory's repository. The team store anchors by `callus sync push`.
+        #[arg(long, value_name = "FILE|git:REF")]
+        to: String,
         /// Print the anchor as JSON.
         #[arg(long)]
         json: bool,

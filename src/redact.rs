@@ -11,14 +11,18 @@
 //! What is covered, by kind (the corpus in `tests/fixtures/redact/forms.tsv` has a case of
 //! each, and a test sends each through every path that writes): private key blocks; URL
 //! user information (passwords holding `/`, `:` or `@` included); `Authorization` headers of
-//! any scheme, `Cookie` headers and bare bearer tokens; JWTs; cloud keys (AWS, Google, Azure
-//! client secrets and SAS signatures); service tokens by prefix (GitHub, GitLab, Grafana, Slack and Discord
+//! any scheme, `Cookie` headers, bare bearer tokens and `Basic` credentials outside a header;
+//! JWTs; cloud keys (AWS, Google, Azure client secrets, SAS and presigned-URL signatures);
+//! service tokens by prefix (GitHub, GitLab, Grafana, Slack tokens and Slack and Discord
 //! webhooks, Stripe, `OpenAI`, Anthropic, npm, `PyPI`, Hugging Face, `SendGrid`, `DigitalOcean`,
-//! Vault, Databricks, age, …); secret-named values in every syntax (`NAME=v`, `"name": "v"`,
-//! `'name': 'v'`, `name: v`, `--name v`, query strings, conninfo, ODBC `Pwd=`), where a secret
-//! name ends in SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, KEY or CREDENTIAL(S), or in
-//! `_PASS`/`_PWD`/`_PW`; program-specific flags (`mysql -pPW`, `sshpass -p`, `redis-cli -a`,
-//! `docker login -p`, `curl -u user:pw`, `openssl pass:PW`); `.netrc` lines.
+//! Vault, Databricks, age, Twilio, Telegram, Mapbox, …); secret-named values in every syntax
+//! (`NAME=v`, `"name": "v"`, `'name': 'v'`, `name: v`, `<name>v</name>`, `--name v`, query
+//! strings, conninfo, ODBC `Pwd=`), where a secret name ends in SECRET, TOKEN, PASSWORD,
+//! PASSWD, PASSPHRASE, KEY, CREDENTIAL(S) or SIGNATURE, or in `_PASS`/`_PWD`/`_PW`, plus the
+//! short names `pass=`, `_auth=` (.npmrc) and `pwd=`/`pw=` in a query; program-specific flags
+//! (`mysql -pPW`, `sshpass -p`, `redis-cli -a`, `docker login -p`, `curl -u user:pw`,
+//! `http -a user:pw`, `openssl pass:PW`, `keytool -storepass`, `ldapsearch -w`, `mongosh -p`,
+//! `sqlcmd -P`, `zip -P`, `7z -pPW`, `ssh-keygen -N`, `smbclient -U user%PW`); `.netrc` lines.
 //!
 //! Why no secret-scanning crate: the ones on crates.io compile hundreds of rules up front
 //! (tens of milliseconds, every hook call pays it) to find secrets in files, and have no
@@ -52,7 +56,7 @@ struct Rule {
 /// `_` (`MYSQL_PWD`, `DB_PASS`), so the shell's `PWD` stays.
 macro_rules! secret_name {
     () => {
-        r"(?:[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIALS?)|[A-Za-z0-9.\-]*_(?:PASS|PWD|PW))(?:_[A-Za-z0-9]+)?"
+        r"(?:[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIALS?|SIGNATURE)|[A-Za-z0-9.\-]*_(?:PASS|PWD|PW))(?:_[A-Za-z0-9]+)?"
     };
 }
 
@@ -71,6 +75,7 @@ const NAME_TRIGGERS: &[&str] = &[
     "passphrase",
     "key",
     "credential",
+    "signature",
     "_pass",
     "_pwd",
     "_pw",
@@ -108,7 +113,20 @@ const RULES: &[Rule] = &[
         pattern: r"(?i)(?P<head>\bbearer\s+)[A-Za-z0-9._~+/=\-]{8,}",
         replace: "$head***",
     },
-    // JSON Web Tokens.
+    // Basic credentials outside an `Authorization` header (`X-Upstream: Basic …`, a dict in
+    // code): base64 after a capitalised `Basic`, holding a digit, `+`, `/` or `=` (so prose
+    // such as "Basic usage" stays).
+    Rule {
+        triggers: &["basic "],
+        pattern: r"(?P<head>\b[Bb]asic\s+)(?:[A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}|[A-Za-z0-9+/]+={1,2})",
+        replace: "$head***",
+    },
+    // JSON Web Tokens, and Mapbox secret tokens (`sk.` and two JWT-like parts).
+    Rule {
+        triggers: &["sk.eyj"],
+        pattern: r"\bsk\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}",
+        replace: "***",
+    },
     Rule {
         triggers: &["eyj"],
         pattern: r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}",
@@ -156,7 +174,7 @@ const RULES: &[Rule] = &[
     // Slack tokens and webhooks.
     Rule {
         triggers: &["xox", "xapp-"],
-        pattern: r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}",
+        pattern: r"\b(?:xox[abposrecd]|xapp)-[A-Za-z0-9\-]{10,}",
         replace: "***",
     },
     Rule {
@@ -187,6 +205,17 @@ const RULES: &[Rule] = &[
         triggers: &["_live_", "_test_", "whsec_"],
         pattern: r"\b(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
         replace: "***",
+    },
+    // Twilio API key secrets' SIDs (`SK` + 32 hex) and Telegram bot tokens (`ID:AA…`).
+    Rule {
+        triggers: &["sk"],
+        pattern: r"\bSK[0-9a-fA-F]{32}\b",
+        replace: "***",
+    },
+    Rule {
+        triggers: &[":aa"],
+        pattern: r"(?P<head>(?:^|[^0-9]))[0-9]{8,10}:AA[A-Za-z0-9_\-]{33,}",
+        replace: "$head***",
     },
     // Package registries: npm, PyPI, Hugging Face.
     Rule {
@@ -230,6 +259,16 @@ const RULES: &[Rule] = &[
         pattern: concat!(r"(?i)(?P<head>'(?:", secret_name!(), r")'\s*:\s*')[^']*"),
         replace: "$head***",
     },
+    // XML elements: `<password>…</password>` (Maven's settings.xml, .NET configs).
+    Rule {
+        triggers: NAME_TRIGGERS,
+        pattern: concat!(
+            r"(?i)(?P<head><(?:",
+            secret_name!(),
+            r")(?:\s[^>]*)?>)[^<]+"
+        ),
+        replace: "$head***",
+    },
     // NAME=value: env assignments, query strings, conninfo, `--password=…`.
     Rule {
         triggers: NAME_TRIGGERS,
@@ -237,6 +276,16 @@ const RULES: &[Rule] = &[
             r"(?i)(?P<head>\b(?:",
             secret_name!(),
             r")\s*=\s*)",
+            value!()
+        ),
+        replace: "$head***",
+    },
+    // The short names that are secrets only on their own: `pass=` (login forms), `_auth=`
+    // (.npmrc), and `pwd=`/`pw=` in a query string (the shell's `PWD=` stays).
+    Rule {
+        triggers: &["pass", "_auth", "pwd=", "pw="],
+        pattern: concat!(
+            r#"(?i)(?P<head>(?:(?:^|[\s&?;,:"'])(?:pass|_auth)\s*=\s*|[?&](?:pwd|pw)=))"#,
             value!()
         ),
         replace: "$head***",
@@ -255,7 +304,7 @@ const RULES: &[Rule] = &[
     // separate value that is not another flag).
     Rule {
         triggers: &["pass", "secret", "token", "key", "credential"],
-        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
+        pattern: r#"(?i)(?P<head>(?:^|[\s"'])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|passphrase|pass|(?:src|dest|new)?(?:store|key)pass|secret|token|api-?key|apikey|access-key|secret-key|private-key|auth-key|credentials?)\s+)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
     // mysql -pPASSWORD (the password glued to -p: `-p PW` would name a database).
@@ -270,10 +319,28 @@ const RULES: &[Rule] = &[
         pattern: r#"(?P<head>\b(?:sshpass\b[^|;&\n]*?\s-p|redis-cli\b[^|;&\n]*?\s-a|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^|;&\n]*?\blogin\b[^|;&\n]*?\s-p)\s*)(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s]*)"#,
         replace: "$head***",
     },
+    // Password flags of other clients: ldapsearch & co `-w PW`, mongosh/mongo `-p PW`,
+    // sqlcmd/bcp `-P PW`, zip/unzip `-P PW`, 7z `-pPW`, ssh-keygen `-N PW`/`-P PW`,
+    // smbclient/rpcclient `-U user%PW`.
+    Rule {
+        triggers: &[
+            "ldap",
+            "mongo",
+            "sqlcmd",
+            "bcp",
+            "zip",
+            "7z",
+            "ssh-keygen",
+            "smb",
+            "rpcclient",
+        ],
+        pattern: r#"(?P<head>\b(?:ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^|;&\n]*?\s-w\s*|(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\b[^|;&\n]*?\s-p\s+|(?:sqlcmd|bcp)\b[^|;&\n]*?\s-P\s*|(?:zip|unzip|zipcloak)\b[^|;&\n]*?\s-P\s*|7z[ar]?\b[^|;&\n]*?\s-p|ssh-keygen\b[^|;&\n]*?\s-[NP]\s*|(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^|;&\n]*?\s(?:-U|--user(?:name)?)(?:\s+|=)["']?[^\s%"']*%))(?:\*\*\*|"[^"]*"|'[^']*'|[^\s\-"'][^\s"']*)"#,
+        replace: "$head***",
+    },
     // curl -u user:password (also --user, --proxy-user, -U, glued or with `=`).
     Rule {
         triggers: &["curl", "wget", "http ", "https ", "xh "],
-        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)?["']?[^\s:"']*:)(?:\*\*\*|[^\s"']+)"#,
+        pattern: r#"(?P<head>\b(?:curl|wget|http|https|xh)\b[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)(?:\*\*\*|[^\s"']+)"#,
         replace: "$head***",
     },
     // openssl -pass pass:PW / -passin pass:PW.

@@ -88,11 +88,8 @@ pub(crate) fn log_error(home: &Home, msg: &str) {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > ERRORS_LOG_CAP) {
         let _ = std::fs::rename(&path, rotated(&path));
     }
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    // The agent can put a FIFO here: opening it must not block the hook.
+    if let Ok(mut f) = crate::untrusted::open_append(&path) {
         let line = crate::redact::redact_capped(&msg.replace('\n', " "), 2000);
         let _ = writeln!(
             f,

@@ -89,6 +89,43 @@ pub(crate) fn read(path: &Path, root: Option<&Path>, cap: u64) -> Result<Option<
         .map_err(|_| refuse("is not UTF-8 text".into()))
 }
 
+/// Open `path` to read it without blocking: a FIFO opens at once (`O_NONBLOCK`, then
+/// refused), and anything but a regular file is an error of kind `InvalidInput`.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    regular(options.open(path)?)
+}
+
+/// Open `path` to append to it (created 0600 when missing) without blocking: a FIFO with no
+/// reader fails at once, one with a reader, a device or a directory is refused.
+pub(crate) fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NONBLOCK);
+    }
+    regular(options.open(path)?)
+}
+
+fn regular(file: std::fs::File) -> std::io::Result<std::fs::File> {
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a device or a directory); refused",
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +163,23 @@ mod tests {
         std::fs::write(&file, [0xff, 0xfe]).unwrap();
         let e = read(&file, None, 100).unwrap_err().to_string();
         assert!(e.contains("not UTF-8"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_at_once_for_reading_and_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("errors.log");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(open_regular(&fifo).is_err());
+        assert!(open_append(&fifo).is_err());
+        assert!(open_regular(dir.path()).is_err());
+        let file = dir.path().join("log");
+        open_append(&file).unwrap();
+        assert!(open_regular(&file).is_ok());
     }
 }

@@ -4,7 +4,9 @@
 
 mod actions;
 mod allow_once;
+mod anchor;
 mod audit;
+mod bypass;
 mod check;
 mod config;
 mod failure;

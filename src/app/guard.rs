@@ -281,9 +281,20 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
                 );
                 return Ok(Exit::Problem);
             }
-            let a = crate::store::anchor::write(home, &db, v.head.as_deref(), to)?;
+            if let crate::sync::target::Target::Postgres(url) =
+                crate::sync::target::Target::parse(to)
+            {
+                return Err(Error::Invalid(format!(
+                    "--to {}: the team store is anchored by `callus sync push --db URL` (every \
+                     pushed record is an anchor; check with `verify --anchor URL`)",
+                    url.shown()
+                )));
+            }
+            let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+            let place = crate::store::anchor::Place::parse(to, &cwd)?;
+            let a = crate::store::anchor::write(home, &db, v.head.as_deref(), &place, &cwd)?;
             if *json {
-                print_json(&json!({"seq": a.seq, "hash": a.hash, "file": a.source}));
+                print_json(&json!({"seq": a.seq, "hash": a.hash, "place": a.source}));
             } else {
                 println!("anchored record {} ({}) in {}", a.seq, a.hash, a.source);
             }
@@ -346,9 +357,10 @@ fn verify(
     json: bool,
 ) -> Result<Exit> {
     let v = audit::verify(conn, expect_head)?;
-    let mut files = Vec::new();
+    let mut places = Vec::new();
     let mut anchors = Vec::new();
     let mut sources = Vec::new();
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     for a in anchor_args {
         match crate::sync::target::Target::parse(a) {
             crate::sync::target::Target::Postgres(url) => {
@@ -356,15 +368,17 @@ fn verify(
                 anchors.extend(crate::sync::anchors::team_anchors(&url, origin)?);
                 sources.push(url.shown());
             }
-            crate::sync::target::Target::Sqlite(path) => files.push(path),
+            crate::sync::target::Target::Sqlite(_) => {
+                places.push(crate::store::anchor::Place::parse(a, &cwd)?);
+            }
         }
     }
     if anchor_args.is_empty() {
-        files = crate::store::anchor::remembered(home);
+        places = crate::store::anchor::remembered(home);
     }
-    let (from_files, unreadable) = crate::store::anchor::from_files(db, &files);
-    anchors.extend(from_files);
-    sources.extend(files.iter().map(|f| f.display().to_string()));
+    let (found, unreadable) = crate::store::anchor::from_places(db, &places);
+    anchors.extend(found);
+    sources.extend(places.iter().map(crate::store::anchor::Place::shown));
     let standing = crate::store::anchor::check(conn, sources, &anchors, unreadable)?;
     let broken = v
         .broken
@@ -374,7 +388,7 @@ fn verify(
             standing
                 .unreadable
                 .first()
-                .map(|why| (0, format!("anchor file unreadable: {why}")))
+                .map(|why| (0, format!("anchor unreadable: {why}")))
         });
     let status = match (&broken, &standing.latest) {
         (Some(_), _) => "broken",
@@ -422,7 +436,7 @@ fn verify(
         println!(
             "UNANCHORED — {what} ({}); nothing outside the store vouches for it, so a \
              rewrite, a truncation or an emptied table would look the same: keep the head \
-             elsewhere with `callus guard audit anchor --to FILE`",
+             elsewhere with `callus guard audit anchor --to FILE|git:`",
             db.display()
         );
     }

@@ -1,5 +1,7 @@
-//! Doctor's store checks: `integrity_check`, the schema version, the audit chain, whether the
-//! wired hooks actually fire, and the sessions halted by RECUSE.
+//! Doctor's store checks: `integrity_check`, the schema version, the audit chain against its
+//! anchors (intact and anchored, unanchored, or broken against the last anchor: the same
+//! verdict as a plain `guard audit verify`), the recorder's spool backlog, whether the wired
+//! hooks actually fire, and the sessions halted by RECUSE.
 //!
 //! "Firing" compares the host's own newest session (Claude Code transcripts under
 //! `~/.claude/projects/`, Codex rollouts under `$CODEX_HOME/sessions/`) with what the store
@@ -49,8 +51,9 @@ pub(crate) fn check(home: &Home, wired: &[Wired], report: &mut Report) {
     if let Some(conn) = &conn {
         let _ = conn.busy_timeout(crate::store::BUSY_TIMEOUT);
         integrity(conn, &db, report);
-        audit(conn, report);
+        audit(home, &db, conn, report);
     }
+    spool(home, report);
     for w in wired {
         firing(conn.as_ref(), w, report);
     }
@@ -94,29 +97,105 @@ fn integrity(conn: &Connection, db: &Path, report: &mut Report) {
     }
 }
 
-fn audit(conn: &Connection, report: &mut Report) {
-    match crate::store::audit::verify(conn, None) {
-        Ok(v) => match v.broken {
-            None => report.add(
-                "audit",
-                Status::Ok,
-                format!(
-                    "chain intact: {} record(s){}",
-                    v.records,
-                    v.head.map(|h| format!(", head {h}")).unwrap_or_default()
-                ),
-            ),
-            Some((seq, why)) => report.add(
+/// The chain on its own, then against every place `guard audit anchor` wrote to.
+fn audit(home: &Home, db: &Path, conn: &Connection, report: &mut Report) {
+    let v = match crate::store::audit::verify(conn, None) {
+        Ok(v) => v,
+        Err(e) => {
+            report.add(
                 "audit",
                 Status::Fail,
-                format!("chain TAMPERED at record {seq}: {why}"),
-            ),
-        },
-        Err(e) => report.add(
+                format!("cannot verify the chain: {e}"),
+            );
+            return;
+        }
+    };
+    if let Some((seq, why)) = v.broken {
+        report.add(
             "audit",
             Status::Fail,
-            format!("cannot verify the chain: {e}"),
-        ),
+            format!("chain TAMPERED at record {seq}: {why}"),
+        );
+        return;
+    }
+    let standing = match crate::store::anchor::standing(home, db, conn) {
+        Ok(s) => s,
+        Err(e) => {
+            report.add(
+                "audit",
+                Status::Fail,
+                format!("cannot check the anchors: {e}"),
+            );
+            return;
+        }
+    };
+    if let Some((_, why)) = &standing.broken {
+        report.add(
+            "audit",
+            Status::Fail,
+            format!("chain broken against the last anchor: {why}"),
+        );
+    } else if let Some(why) = standing.unreadable.first() {
+        report.add(
+            "audit",
+            Status::Fail,
+            format!("anchor unreadable, the chain cannot be checked against it: {why}"),
+        );
+    } else if let Some(a) = &standing.latest {
+        let since = match standing.since_anchor {
+            0 => String::new(),
+            n => format!("; {n} record(s) since, not yet anchored"),
+        };
+        report.add(
+            "audit",
+            Status::Ok,
+            format!(
+                "chain intact: {} record(s), anchored at record {} in {}{since}",
+                v.records, a.seq, a.source
+            ),
+        );
+    } else {
+        report.add(
+            "audit",
+            Status::Warn,
+            format!(
+                "chain UNANCHORED: {} record(s), consistent{}, but nothing outside the store \
+                 vouches for it (a rewrite, a truncation or an emptied table would look the \
+                 same): `callus guard audit anchor --to FILE|git:`",
+                v.records,
+                v.head.map(|h| format!(", head {h}")).unwrap_or_default()
+            ),
+        );
+    }
+}
+
+/// Events the recorder spooled because the store could not take them.
+fn spool(home: &Home, report: &mut Report) {
+    let dir = crate::record::spool::dir(home);
+    match crate::record::spool::backlog(home) {
+        Ok((0, _)) => report.add("spool", Status::Ok, "no events waiting in the spool"),
+        Ok((n, oldest)) => {
+            let full = n > crate::record::spool::SPOOL_CAP;
+            report.add(
+                "spool",
+                if full { Status::Fail } else { Status::Warn },
+                format!(
+                    "{}{n} event(s) waiting in {}{}: the store was busy or failing when they \
+                     were recorded; the next recorder call that writes merges them{}",
+                    if full { "more than " } else { "" },
+                    dir.display(),
+                    oldest
+                        .map(|ms| format!(" (oldest {})", ago_ms(ms)))
+                        .unwrap_or_default(),
+                    if full {
+                        "; the spool is full, so new events are dropped"
+                    } else {
+                        ""
+                    },
+                ),
+            );
+        }
+        Err(e) => report.add("spool", Status::Fail, format!("cannot read the spool: {e}")),
     }
 }
 

@@ -89,6 +89,45 @@ mod tests {
             attempts: 0,
         };
         assert_eq!(settle(prune(), undated, 30, 5).verdict, Verdict::Prune);
+        // The window and the attempt floor are reached exactly: old enough, seen enough.
+        let at_window = Age {
+            days: Some(30),
+            attempts: 5,
+        };
+        assert_eq!(settle(prune(), at_window, 30, 5).verdict, Verdict::Prune);
+        // One short of either is too young, and the reason says which.
+        let j = settle(
+            prune(),
+            Age {
+                days: Some(29),
+                attempts: 5,
+            },
+            30,
+            5,
+        );
+        assert_eq!(j.verdict, Verdict::TooYoung);
+        assert!(
+            j.reason
+                .starts_with("enforced for 29 day(s), less than the 30-day window"),
+            "{}",
+            j.reason
+        );
+        assert_eq!(j.basis, "too-young");
+        let j = settle(
+            prune(),
+            Age {
+                days: Some(30),
+                attempts: 4,
+            },
+            30,
+            5,
+        );
+        assert_eq!(j.verdict, Verdict::TooYoung);
+        assert!(
+            j.reason.contains("only 4 matching attempt(s)"),
+            "{}",
+            j.reason
+        );
         // Other verdicts are left alone.
         let mut keep = prune();
         keep.verdict = Verdict::Keep;

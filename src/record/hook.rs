@@ -75,11 +75,8 @@ fn record_stdin(home: &Home) -> std::result::Result<(), String> {
 fn log_signal(home: &Home, session_id: &str, summary: &str) {
     use std::io::Write as _;
     let path = home.dir.join("signals.log");
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    // The agent can put a FIFO here: opening it must not block the hook.
+    if let Ok(mut f) = crate::untrusted::open_append(&path) {
         let line = serde_json::json!({
             "ts": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             "session_id": session_id,

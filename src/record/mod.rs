@@ -22,7 +22,7 @@ mod rollout_tail;
 mod rows;
 mod shape;
 mod signature;
-mod spool;
+pub(crate) mod spool;
 pub(crate) mod stats;
 mod summary;
 

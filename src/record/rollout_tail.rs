@@ -11,7 +11,6 @@
 //! or a `function_call_output` whose text or JSON metadata states the exit code.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -42,7 +41,8 @@ pub(crate) struct Found {
 /// Look `call_id` up in the rollout at `path`; `None` when nothing about it was found.
 #[must_use]
 pub(crate) fn find(path: &Path, call_id: &str) -> Option<Found> {
-    let mut file = File::open(path).ok()?;
+    // A FIFO or a device where the rollout was must not block the recorder hook.
+    let mut file = crate::untrusted::open_regular(path).ok()?;
     let len = file.metadata().ok()?.len();
     let floor = len.saturating_sub(SCAN_CAP);
     let mut end = len;

@@ -21,6 +21,7 @@
 //! Spooling because the store was busy is expected under load and is not logged; spooling
 //! because the store failed otherwise (unreadable, corrupt) is.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -35,6 +36,8 @@ use crate::{Error, Result};
 pub(crate) const MERGE_BATCH: usize = 500;
 /// Most events the spool holds.
 pub(crate) const SPOOL_CAP: usize = 100_000;
+/// Most bytes one spooled event is read to (a hook payload is at most 16 MiB).
+const SPOOLED_CAP: u64 = 32 << 20;
 /// Age after which another process's claim is taken over.
 pub(crate) const STALE_CLAIM: Duration = Duration::from_secs(60);
 
@@ -142,7 +145,11 @@ enum Replay {
 }
 
 fn replay(conn: &Connection, path: &Path, store: StoreEvent) -> std::result::Result<(), Replay> {
-    let bytes = std::fs::read(path).map_err(|e| Replay::Bad(e.to_string()))?;
+    // Anything can be put in the spool: a FIFO there must not block the hook that merges.
+    let mut bytes = Vec::new();
+    crate::untrusted::open_regular(path)
+        .and_then(|f| f.take(SPOOLED_CAP).read_to_end(&mut bytes))
+        .map_err(|e| Replay::Bad(e.to_string()))?;
     let entry: Value = serde_json::from_slice(&bytes).map_err(|e| Replay::Bad(e.to_string()))?;
     let now = entry["now"]
         .as_i64()
@@ -204,6 +211,33 @@ fn original_name(path: &Path) -> PathBuf {
         Some(at) => PathBuf::from(&text[..at]),
         None => path.to_path_buf(),
     }
+}
+
+/// The events waiting in the spool: how many, and the time (unix ms) of the oldest. Files
+/// being written (`.tmp…`) are not counted; claims in progress are (they are still events
+/// the store does not hold). An unreadable spool directory is an error; a missing one, none.
+pub(crate) fn backlog(home: &Home) -> Result<(usize, Option<i64>)> {
+    let dir = dir(home);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, None)),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    let mut count = 0;
+    let mut oldest: Option<i64> = None;
+    for entry in entries.flatten().take(SPOOL_CAP + 1) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        count += 1;
+        let ms = name.split('-').next().and_then(|t| t.parse::<i64>().ok());
+        if let Some(ms) = ms {
+            oldest = Some(oldest.map_or(ms, |o| o.min(ms)));
+        }
+    }
+    Ok((count, oldest))
 }
 
 /// Whether `error` is the store being busy (another writer held it past the timeout): the

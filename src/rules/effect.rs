@@ -274,4 +274,134 @@ mod tests {
         assert!(lines("Write", &json!({"file_path": "src/main.rs"})).is_empty());
         assert!(lines("Edit", &json!({"file_path": ".claude/agents/x.md"})).is_empty());
     }
+
+    #[test]
+    fn command_text_unwraps_only_a_shell_dash_c_script() {
+        let text = |v: Value| command_text(&v);
+        assert_eq!(
+            text(json!({"command": ["bash", "-lc", "rm -rf x"]})).as_deref(),
+            Some("rm -rf x")
+        );
+        // Not a shell, no flag, a flag without `c`: the argv as words, not its last word.
+        for argv in [
+            json!(["python3", "-c", "rm"]),
+            json!(["bash", "script.sh", "rm"]),
+            json!(["bash", "-l", "rm"]),
+        ] {
+            let words: Vec<&str> = argv
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            assert_eq!(
+                text(json!({ "command": argv })).as_deref(),
+                Some(words.join(" ").as_str())
+            );
+        }
+        assert_eq!(text(json!({"cmd": "ls -la"})).as_deref(), Some("ls -la"));
+        assert_eq!(text(json!({"command": "ls"})).as_deref(), Some("ls"));
+        assert_eq!(text(json!({"command": 3})), None);
+        assert_eq!(text(json!({"path": "x"})), None);
+    }
+
+    #[test]
+    fn only_tools_that_act_on_paths_or_run_commands_have_effects() {
+        for tool in [
+            "Bash",
+            "shell",
+            "exec_command",
+            "Write",
+            "NotebookEdit",
+            "apply_patch",
+            "mcp__fs__x",
+        ] {
+            assert!(applies_to(tool), "{tool}");
+        }
+        for tool in ["Read", "Grep", "WebFetch", "TodoWrite", "mcp_fs_write"] {
+            assert!(!applies_to(tool), "{tool}");
+        }
+        // A tool outside the table has none, even when its name says it writes.
+        assert!(lines("TodoWrite", &json!({"path": ".claude/settings.json"})).is_empty());
+        // A shell tool without a command has none.
+        assert!(lines("Bash", &json!({"description": "x"})).is_empty());
+    }
+
+    #[test]
+    fn deletes_and_writes_carry_their_attributes() {
+        let patch = "*** Begin Patch\n*** Delete File: .claude/settings.json\n*** Add File: .codex/hooks.json\n\
+                     *** Update File: src/a.rs\n*** Move to: .callus/rules.json\n*** End Patch";
+        let l = lines("apply_patch", &json!({ "input": patch }));
+        assert_eq!(l.len(), 3, "{l:?}");
+        assert!(
+            l[0].starts_with("deletes ")
+                && l[0].contains("recursive=false")
+                && l[0].contains("via=apply_patch"),
+            "{l:?}"
+        );
+        assert!(
+            l[1].starts_with("writes ")
+                && !l[1].contains("recursive=")
+                && l[1].contains("via=apply_patch"),
+            "{l:?}"
+        );
+        assert!(
+            l[2].starts_with("writes ") && l[2].contains(".callus/rules.json"),
+            "{l:?}"
+        );
+        // MCP: a deleting name deletes; path-like keys (a string or a list) are the paths,
+        // other keys are not.
+        let l = lines(
+            "mcp__fs__delete_file",
+            &json!({"paths": [".claude/settings.json", "/h/.codex/config.toml"], "target": "/h/.callus/x"}),
+        );
+        assert_eq!(l.len(), 3, "{l:?}");
+        assert!(l.iter().all(|l| l.starts_with("deletes ")), "{l:?}");
+        let l = lines(
+            "mcp__fs__move_file",
+            &json!({"destination": "/h/.callus/rules.json", "content": ".claude/settings.json", "n": 3}),
+        );
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(
+            l[0].starts_with("writes ") && l[0].contains("/h/.callus/rules.json"),
+            "{l:?}"
+        );
+        assert!(lines("mcp__fs__list", &json!({"path": "/h/.callus"})).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn realpath_resolves_a_path_or_its_parent_and_context_finds_the_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        let s = |p: &Path| p.to_str().unwrap().to_string();
+        assert_eq!(
+            realpath(&s(&root.join("link"))),
+            Some(s(&root.join("real")))
+        );
+        assert_eq!(
+            realpath(&s(&root.join("link/new.json"))),
+            Some(s(&root.join("real/new.json")))
+        );
+        assert_eq!(realpath(&s(&root.join("gone/new.json"))), None);
+        assert_eq!(
+            realpath("link/new.json"),
+            None,
+            "relative paths are not resolved"
+        );
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let c = context(Some(&s(&root.join("real"))));
+        assert_eq!(c.cwd, Some(s(&root.join("real"))));
+        assert_eq!(c.repo_root, Some(s(&root)));
+        assert!(c.realpath.is_some());
+        assert!(c.callus_home.is_some());
+        // `$HOME` as the process has it (an empty one would be no home at all).
+        if let Ok(h) = std::env::var("HOME")
+            && !h.is_empty()
+        {
+            assert_eq!(c.home.as_deref(), Some(h.as_str()));
+        }
+    }
 }

@@ -56,6 +56,69 @@ pub(crate) struct Standing {
     pub unreadable: Vec<String>,
 }
 
+/// Where an anchor is kept: a file outside `$CALLUS_HOME`, or git notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// An anchor file (JSON lines, appended to).
+    File(PathBuf),
+    /// The notes ref `notes_ref` of the repository whose common git directory is `git_dir`.
+    GitNotes {
+        /// The repository's common git directory, absolute.
+        git_dir: PathBuf,
+        /// The full notes ref (`refs/notes/…`).
+        notes_ref: String,
+    },
+}
+
+impl Place {
+    /// The place a `--to`/`--anchor` argument names: `git:[REF]` (the repository of `cwd`),
+    /// else a file.
+    pub(crate) fn parse(arg: &str, cwd: &Path) -> Result<Place> {
+        match arg.strip_prefix("git:") {
+            Some(name) => Ok(Place::GitNotes {
+                notes_ref: super::anchor_git::full_ref(name)?,
+                git_dir: super::anchor_git::git_dir_of(cwd)?,
+            }),
+            None => Ok(Place::File(PathBuf::from(arg))),
+        }
+    }
+
+    /// How the place is named in messages and in `anchor_sources`.
+    #[must_use]
+    pub(crate) fn shown(&self) -> String {
+        match self {
+            Place::File(p) => p.display().to_string(),
+            Place::GitNotes { git_dir, notes_ref } => {
+                format!("git notes {notes_ref} of {}", git_dir.display())
+            }
+        }
+    }
+
+    /// The line that remembers it in `$CALLUS_HOME/anchors`: a file's absolute path, or
+    /// `git:REF GITDIR` (a ref holds no space, a remembered file path starts with `/`).
+    fn remembered_line(&self) -> String {
+        match self {
+            Place::File(p) => p.display().to_string(),
+            Place::GitNotes { git_dir, notes_ref } => {
+                format!("git:{notes_ref} {}", git_dir.display())
+            }
+        }
+    }
+
+    fn from_remembered_line(line: &str) -> Place {
+        match line
+            .strip_prefix("git:")
+            .and_then(|rest| rest.split_once(' '))
+        {
+            Some((notes_ref, dir)) => Place::GitNotes {
+                git_dir: PathBuf::from(dir),
+                notes_ref: notes_ref.to_string(),
+            },
+            None => Place::File(PathBuf::from(line)),
+        }
+    }
+}
+
 /// The store's path as anchors name it.
 fn store_name(db: &Path) -> String {
     std::fs::canonicalize(db)
@@ -64,27 +127,9 @@ fn store_name(db: &Path) -> String {
         .to_string()
 }
 
-/// Append the head of the (verified) chain to `to`, and remember `to`.
-pub(crate) fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Result<Anchor> {
-    let parent = to
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let parent = std::fs::canonicalize(parent).map_err(|e| Error::io(parent, e))?;
-    let file =
-        parent
-            .join(to.file_name().ok_or_else(|| {
-                Error::Invalid(format!("--to {}: not a file name", to.display()))
-            })?);
-    let home_dir = std::fs::canonicalize(&home.dir).unwrap_or_else(|_| home.dir.clone());
-    if file.starts_with(&home_dir) {
-        return Err(Error::Invalid(format!(
-            "--to {}: inside CALLUS_HOME ({}), where it would be rewritten along with the \
-             store; name a place outside it",
-            file.display(),
-            home_dir.display()
-        )));
-    }
+/// The anchor line for head `head` (`SEQ:HASH`; `None`: the empty chain) of store `db`, as an
+/// anchor file and a git note hold it; the team store's code may keep the same line.
+pub(crate) fn line(db: &Path, head: Option<&str>) -> Result<(i64, String, String)> {
     let (seq, hash) = match head {
         Some(h) => super::audit::parse_anchor(h)?,
         None => (0, super::audit::GENESIS.to_string()),
@@ -96,41 +141,77 @@ pub(crate) fn write(home: &Home, db: &Path, head: Option<&str>, to: &Path) -> Re
         "seq": seq,
         "hash": hash,
     });
-    append_line(&file, &line.to_string())?;
-    remember(home, &file)?;
+    Ok((seq, hash, line.to_string()))
+}
+
+/// Append the head of the (verified) chain to `to`, and remember `to`. `cwd` is the
+/// directory whose repository a git place writes to.
+pub(crate) fn write(
+    home: &Home,
+    db: &Path,
+    head: Option<&str>,
+    to: &Place,
+    cwd: &Path,
+) -> Result<Anchor> {
+    let home_dir = std::fs::canonicalize(&home.dir).unwrap_or_else(|_| home.dir.clone());
+    let outside = |p: &Path, what: &str| {
+        if p.starts_with(&home_dir) {
+            return Err(Error::Invalid(format!(
+                "--to {what}: inside CALLUS_HOME ({}), where it would be rewritten along \
+                 with the store; name a place outside it",
+                home_dir.display()
+            )));
+        }
+        Ok(())
+    };
+    let (seq, hash, text) = line(db, head)?;
+    let place = match to {
+        Place::File(to) => {
+            let parent = to
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let parent = std::fs::canonicalize(parent).map_err(|e| Error::io(parent, e))?;
+            let file = parent.join(to.file_name().ok_or_else(|| {
+                Error::Invalid(format!("--to {}: not a file name", to.display()))
+            })?);
+            outside(&file, &file.display().to_string())?;
+            append_line(&file, &text)?;
+            Place::File(file)
+        }
+        Place::GitNotes { git_dir, notes_ref } => {
+            outside(git_dir, &format!("git:{notes_ref}"))?;
+            super::anchor_git::append(cwd, notes_ref, &text)?;
+            to.clone()
+        }
+    };
+    remember(home, &place)?;
     Ok(Anchor {
         seq,
         hash,
-        source: file.display().to_string(),
+        source: place.shown(),
     })
 }
 
 fn append_line(path: &Path, line: &str) -> Result<()> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let mut f = opts.open(path).map_err(|e| Error::io(path, e))?;
+    // Never block on a FIFO put where the anchor file was.
+    let mut f = crate::untrusted::open_append(path).map_err(|e| Error::io(path, e))?;
     writeln!(f, "{line}")
         .and_then(|()| f.sync_all())
         .map_err(|e| Error::io(path, e))
 }
 
-fn remember(home: &Home, file: &Path) -> Result<()> {
+fn remember(home: &Home, place: &Place) -> Result<()> {
     let list = home.dir.join(REMEMBERED);
-    let known = remembered(home);
-    if known.iter().any(|k| k == file) {
+    if remembered(home).iter().any(|k| k == place) {
         return Ok(());
     }
-    append_line(&list, &file.display().to_string())
+    append_line(&list, &place.remembered_line())
 }
 
-/// The anchor files `anchor` has written for this home.
+/// The places `anchor` has written for this home.
 #[must_use]
-pub(crate) fn remembered(home: &Home) -> Vec<PathBuf> {
+pub(crate) fn remembered(home: &Home) -> Vec<Place> {
     // A file the agent can replace: a FIFO there must not hang `verify`.
     crate::untrusted::read(&home.dir.join(REMEMBERED), Some(&home.dir), 1 << 20)
         .ok()
@@ -139,24 +220,57 @@ pub(crate) fn remembered(home: &Home) -> Vec<PathBuf> {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .map(PathBuf::from)
+        .map(Place::from_remembered_line)
         .collect()
 }
 
-/// The anchors of store `db` in `files`, and the files that could not be read (named, with
+/// Most bytes read from one anchor file.
+const ANCHOR_FILE_CAP: u64 = 64 << 20;
+
+/// The anchors of store `db` in `places`, and the places that could not be read (named, with
 /// the reason).
 #[must_use]
-pub(crate) fn from_files(db: &Path, files: &[PathBuf]) -> (Vec<Anchor>, Vec<String>) {
+pub(crate) fn from_places(db: &Path, places: &[Place]) -> (Vec<Anchor>, Vec<String>) {
     let name = store_name(db);
     let mut anchors = Vec::new();
     let mut unreadable = Vec::new();
-    for file in files {
-        match std::fs::read_to_string(file) {
-            Ok(text) => anchors.extend(parse(&text, &name, file)),
-            Err(e) => unreadable.push(format!("{}: {e}", file.display())),
+    for place in places {
+        let text = match place {
+            // Outside the tree callus owns, but anything running as the user can put a FIFO
+            // or a device there: read it as an untrusted file (no hang, a size cap).
+            Place::File(file) => match crate::untrusted::read(file, None, ANCHOR_FILE_CAP) {
+                Ok(Some(text)) => Ok(text),
+                Ok(None) => Err("no such file".to_string()),
+                Err(e) => Err(e.to_string()),
+            },
+            Place::GitNotes { git_dir, notes_ref } => {
+                super::anchor_git::read_all(git_dir, notes_ref)
+            }
+        };
+        match text {
+            Ok(text) => {
+                let mut found = parse(&text, &name, &place.shown());
+                found.sort_by(|a, b| (a.seq, &a.hash).cmp(&(b.seq, &b.hash)));
+                found.dedup();
+                anchors.extend(found);
+            }
+            Err(why) => unreadable.push(format!("{}: {why}", place.shown())),
         }
     }
     (anchors, unreadable)
+}
+
+/// How the chain of `conn` (store `db`) stands against every place `anchor` remembered for
+/// `home`: what `doctor` reports, and what a plain `verify` checks.
+pub(crate) fn standing(home: &Home, db: &Path, conn: &Connection) -> Result<Standing> {
+    let places = remembered(home);
+    let (anchors, unreadable) = from_places(db, &places);
+    check(
+        conn,
+        places.iter().map(Place::shown).collect(),
+        &anchors,
+        unreadable,
+    )
 }
 
 /// Check the chain in `conn` (already verified on its own) against `anchors`.
@@ -213,8 +327,8 @@ pub(crate) fn check(
     })
 }
 
-/// The anchors of store `name` in an anchor file's text (other lines are ignored).
-fn parse(text: &str, name: &str, file: &Path) -> Vec<Anchor> {
+/// The anchors of store `name` in an anchor file's (or note's) text; other lines are ignored.
+fn parse(text: &str, name: &str, source: &str) -> Vec<Anchor> {
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["callus_audit_anchor"] == 1 && v["store"].as_str() == Some(name))
@@ -222,8 +336,69 @@ fn parse(text: &str, name: &str, file: &Path) -> Vec<Anchor> {
             Some(Anchor {
                 seq: v["seq"].as_i64()?,
                 hash: v["hash"].as_str()?.to_string(),
-                source: file.display().to_string(),
+                source: source.to_string(),
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_round_trip_through_the_remembered_list() {
+        let file = Place::File(PathBuf::from("/var/anchors/a.jsonl"));
+        let git = Place::GitNotes {
+            git_dir: PathBuf::from("/srv/repo/.git"),
+            notes_ref: "refs/notes/callus-audit".into(),
+        };
+        for place in [&file, &git] {
+            assert_eq!(
+                &Place::from_remembered_line(&place.remembered_line()),
+                place
+            );
+        }
+        assert_eq!(file.shown(), "/var/anchors/a.jsonl");
+        assert_eq!(
+            git.shown(),
+            "git notes refs/notes/callus-audit of /srv/repo/.git"
+        );
+        assert_eq!(
+            git.remembered_line(),
+            "git:refs/notes/callus-audit /srv/repo/.git"
+        );
+    }
+
+    #[test]
+    fn an_anchor_line_names_its_store_and_only_its_store_is_read_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let hash = "ab".repeat(32);
+        let (seq, h, text) = line(&db, Some(&format!("7:{hash}"))).unwrap();
+        assert_eq!((seq, h.as_str()), (7, hash.as_str()));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["store"], store_name(&db));
+        assert_eq!(
+            (v["seq"].clone(), v["callus_audit_anchor"].clone()),
+            (json!(7), json!(1))
+        );
+        let (seq, h, _) = line(&db, None).unwrap();
+        assert_eq!((seq, h.as_str()), (0, super::super::audit::GENESIS));
+        let other = text.replace(&store_name(&db), "/elsewhere/callus.db");
+        let read = parse(
+            &format!("{text}\nnot json\n{other}\n"),
+            &store_name(&db),
+            "f",
+        );
+        assert_eq!(
+            read,
+            vec![Anchor {
+                seq: 7,
+                hash,
+                source: "f".into()
+            }]
+        );
+    }
 }

@@ -13,6 +13,7 @@
 //! passes [`WAL_TRIM_BYTES`].
 
 pub(crate) mod anchor;
+pub(crate) mod anchor_git;
 pub(crate) mod audit;
 pub(crate) mod audit_query;
 pub(crate) mod evidence;
