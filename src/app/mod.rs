@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-mod docs;
 mod approve;
+mod docs;
 mod guard;
 mod record;
 mod rules;

@@ -197,6 +197,24 @@ fn spool(home: &Home, report: &mut Report) {
         }
         Err(e) => report.add("spool", Status::Fail, format!("cannot read the spool: {e}")),
     }
+    let held = crate::store::audit_spool::backlog(home);
+    if held > 0 {
+        let full = held >= crate::store::audit_spool::CAP;
+        report.add(
+            "audit spool",
+            if full { Status::Fail } else { Status::Warn },
+            format!(
+                "{held} audit record(s) waiting in {}: the store was busy when the guard \
+                 decided; the next guard call that gets the store appends them{}",
+                crate::store::audit_spool::dir(home).display(),
+                if full {
+                    "; the spool is full, so new records are dropped"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
 }
 
 /// The newest session the host itself knows about: `(session id, last written)`.

@@ -398,12 +398,32 @@ fn store_dir(home: &Home) -> PathBuf {
 fn append(home: &Home, record: &AuditRecord) -> crate::Result<()> {
     let path = home.db_path();
     // A store busy past the hook timeout is an internal error under the fail policy (closed:
-    // the call is blocked), not a wait on another process.
-    let conn = crate::store::open_for_hook(&path)?;
-    crate::store::audit::append(&conn, record)?;
-    // The record is committed; a checkpoint that fails now is the next writer's job.
-    let _ = crate::store::trim_wal(&conn, &path);
-    Ok(())
+    // the call is blocked), not a wait on another process; the record itself is spooled
+    // and appended by the next guard or recorder call that gets the store, so the chain
+    // loses nothing.
+    let written = crate::store::open_for_hook(&path).and_then(|conn| {
+        crate::store::audit::append(&conn, record)?;
+        // The store took this record, so it takes the spooled ones too (after it: waiting
+        // for them first could double the time a busy store costs this call). Their own
+        // times say when each was decided.
+        for p in crate::store::audit_spool::merge(home, &conn).1 {
+            crate::runtime::log_error(home, &p);
+        }
+        // The record is committed; a checkpoint that fails now is the next writer's job.
+        let _ = crate::store::trim_wal(&conn, &path);
+        Ok(())
+    });
+    match written {
+        Err(e) if crate::store::is_busy(&e) => {
+            match crate::store::audit_spool::keep(home, record) {
+                Ok(_) => Err(crate::Error::Invalid(format!(
+                    "{e} (the audit record is spooled for the next call)"
+                ))),
+                Err(spool) => Err(crate::Error::Invalid(format!("{e}; and {spool}"))),
+            }
+        }
+        other => other,
+    }
 }
 
 /// Record an internal error in the audit chain; fall back to `errors.log`.

@@ -108,6 +108,11 @@ pub(crate) fn record_event(
         Ok(conn) => {
             // The store takes writes again: bring in what waited in the spool.
             super::spool::merge(home, &conn, store_event);
+            // And the guard's audit records that waited on a busy store (best effort: a
+            // problem is logged; this event is stored either way).
+            for p in crate::store::audit_spool::merge(home, &conn).1 {
+                crate::runtime::log_error(home, &p);
+            }
             let trimmed = crate::store::trim_wal(&conn, &db);
             // The write is committed and the process exits next: closing would only free
             // memory and release file locks and mappings that the exit releases anyway (~5%

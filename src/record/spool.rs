@@ -240,21 +240,7 @@ pub(crate) fn backlog(home: &Home) -> Result<(usize, Option<i64>)> {
     Ok((count, oldest))
 }
 
-/// Whether `error` is the store being busy (another writer held it past the timeout): the
-/// expected reason to spool, not a fault worth the error log.
-#[must_use]
-pub(crate) fn is_busy(error: &Error) -> bool {
-    matches!(
-        error,
-        Error::Sql {
-            source: rusqlite::Error::SqliteFailure(f, _),
-            ..
-        } if matches!(
-            f.code,
-            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-        )
-    )
-}
+pub(crate) use crate::store::is_busy;
 
 /// Redact every string in `value`, in place.
 fn redact_strings(value: &mut Value) {

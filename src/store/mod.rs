@@ -16,6 +16,7 @@ pub(crate) mod anchor;
 pub(crate) mod anchor_git;
 pub(crate) mod audit;
 pub(crate) mod audit_query;
+pub(crate) mod audit_spool;
 pub(crate) mod evidence;
 mod migrate;
 
@@ -40,6 +41,22 @@ pub(crate) const HOOK_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 /// Open (creating if needed) the store at `path` and bring its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
     open_waiting(path, BUSY_TIMEOUT)
+}
+
+/// Whether `error` is the store being busy (another writer held it past the timeout): the
+/// expected reason to spool, not a fault worth the error log.
+#[must_use]
+pub(crate) fn is_busy(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Sql {
+            source: rusqlite::Error::SqliteFailure(f, _),
+            ..
+        } if matches!(
+            f.code,
+            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+        )
+    )
 }
 
 /// [`open`] for a hook: waits at most [`HOOK_BUSY_TIMEOUT`] for a busy store.

@@ -129,6 +129,39 @@ fn the_guard_on_a_busy_store_answers_in_bounded_time_under_its_fail_policy() {
             assert!(said.contains(r#""permissionDecision":"deny""#), "{said}");
         }
         assert_eq!(out.status.code(), Some(want_exit), "{policy}: {said}");
+        assert!(
+            said.contains("spooled for the next call"),
+            "{policy}: {said}"
+        );
     }
+    // Both decisions wait in the audit spool; the chain has not seen them yet.
+    let waiting =
+        || std::fs::read_dir(env.home_path().join("audit-spool")).map_or(0, Iterator::count);
+    assert_eq!(waiting(), 2);
+    let doctor = env.run(&["doctor"], b"");
+    assert!(
+        stdout(&doctor).contains("2 audit record(s) waiting"),
+        "{}",
+        stdout(&doctor)
+    );
     drop(lock);
+    // The next write (here the recorder's) appends them, and the chain verifies.
+    record(&env, &pre("toolu_after", "ls"));
+    assert_eq!(waiting(), 0);
+    let conn = db(&env);
+    let audited: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM audit WHERE tool_use_id = 'toolu_guarded'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(audited, 2, "both spooled decisions reached the chain");
+    let verify = env.run(&["guard", "audit", "verify"], b"");
+    assert!(
+        !stdout(&verify).contains("broken") && verify.status.code() == Some(0),
+        "{}{}",
+        stdout(&verify),
+        stderr(&verify)
+    );
 }
