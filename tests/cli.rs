@@ -11,6 +11,7 @@ mod effect_corpus;
 mod guard;
 mod hosts;
 mod install;
+mod peer_corpus;
 mod prune;
 mod readme;
 mod record;

@@ -156,6 +156,10 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         ("~", ctx.home.as_deref().unwrap_or("~")),
         ("$HOME", ctx.home.as_deref().unwrap_or("~")),
         ("$PWD", "."),
+        // The temp directory: usually `/tmp`; what matters is `$TMPDIR/../..` climbing out.
+        ("$TMPDIR", "/tmp"),
+        ("$TMP", "/tmp"),
+        ("$TEMP", "/tmp"),
         ("$(pwd)", "."),
         ("`pwd`", "."),
         (
@@ -177,6 +181,7 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         let value = match name {
             "HOME" => ctx.home.as_deref().unwrap_or("~"),
             "PWD" => ".",
+            "TMPDIR" | "TMP" | "TEMP" if op.is_empty() || op.starts_with(":-") => "/tmp",
             "CALLUS_HOME" => ctx.callus_home.as_deref().unwrap_or("$CALLUS_HOME"),
             // `${X:-/}`: the default is what runs when X is unset; fail closed on it.
             _ => op

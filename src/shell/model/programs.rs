@@ -151,7 +151,7 @@ impl<'c> Walk<'c> {
             self.pipes[d] = Pipe::default();
         }
         let mut argv = seg.argv.clone();
-        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs") {
+        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel") {
             if let Some(data) = seg.stdin_data() {
                 argv.extend(data.split_whitespace().map(String::from));
             } else if seg.piped
@@ -252,7 +252,23 @@ impl<'c> Walk<'c> {
                     ));
                 }
             }
-            "find" => self.find(args, fx),
+            "find" => {
+                self.find(args, fx);
+                // What an unfiltered `find ROOTS` prints starts with its roots, so `find . |
+                // xargs rm -rf` deletes `.`; a filtered one prints no root as such.
+                if !args.iter().any(|a| NARROW.contains(&a.as_str())) {
+                    let roots: Vec<String> = args
+                        .iter()
+                        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                        .cloned()
+                        .collect();
+                    self.pipes[d].literal = Some(if roots.is_empty() {
+                        vec![".".into()]
+                    } else {
+                        roots
+                    });
+                }
+            }
             "rsync" => self.rsync(args, fx),
             "mv" => {
                 let o = parse(args, &PLAIN);
