@@ -164,3 +164,8 @@ fn openmoat_scenario_kinds_are_stopped_and_their_benign_ones_allowed() {
 fn adversarial_spellings_from_bash_semantics_are_stopped() {
     check("adversarial-spellings.txt", 90);
 }
+
+#[test]
+fn a_second_batch_written_after_the_fixes_is_stopped_too() {
+    check("held-out-batch-2.txt", 95);
+}

@@ -20,7 +20,8 @@
 //! - `length`: more than [`MAX_LEN`] bytes;
 //! - `nesting-depth`: substitutions, `eval`s or `bash -c` bodies nested deeper than
 //!   [`crate::shell::MAX_DEPTH`] (the splitter stops there);
-//! - `wrappers`: more than [`MAX_WRAPPERS`] wrapper words (`env env env …`) in one command;
+//! - `wrappers`: more than [`MAX_WRAPPERS`] wrapper words (`env env env …`) peeled off by the
+//!   splitter ([`Split::wrappers`]; words of data do not count);
 //! - `expansions`: more than [`MAX_EXPANSIONS`] variable, function or `$(echo …)` expansions
 //!   followed.
 //!
@@ -178,17 +179,13 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
         out.push(limit("length", &format!("longer than {MAX_LEN} bytes")));
         return out;
     }
-    if first
-        .problem
-        .as_deref()
-        .is_some_and(|p| p.contains("nesting"))
-    {
+    if first.too_deep {
         out.push(limit(
             "nesting-depth",
             &format!("nested deeper than {} levels", crate::shell::MAX_DEPTH),
         ));
     }
-    if wrapper_words(first) > MAX_WRAPPERS {
+    if first.wrappers > MAX_WRAPPERS {
         out.push(limit(
             "wrappers",
             &format!("more than {MAX_WRAPPERS} wrapper words"),
@@ -207,25 +204,6 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
         }
     }
     out
-}
-
-/// How many wrapper words the command's segments were unwrapped from.
-fn wrapper_words(split: &Split) -> usize {
-    const WRAPPERS: &[&str] = &[
-        "env", "nice", "timeout", "nohup", "command", "exec", "builtin", "stdbuf", "setsid",
-        "time", "busybox", "ionice", "sudo", "doas", "xargs", "eval",
-    ];
-    split
-        .segments
-        .iter()
-        .filter(|s| s.depth == 0)
-        .map(|s| {
-            s.raw
-                .split_whitespace()
-                .filter(|w| WRAPPERS.contains(&w.rsplit('/').next().unwrap_or(w)))
-                .count()
-        })
-        .sum()
 }
 
 /// Walk the segments in order with the shell state they share.

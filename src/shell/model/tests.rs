@@ -275,3 +275,15 @@ fn unfiltered_find_feeds_xargs_its_roots_and_worktree_remove_force_discards() {
         "deletes class=root recursive=filtered"
     ));
 }
+
+#[test]
+fn the_wrapper_limit_counts_wrappers_peeled_not_words_of_data() {
+    let peeled = format!("{}rm -rf /", "timeout 1 ".repeat(70));
+    assert!(has(&peeled, "exceeds-limit limit=wrappers"));
+    let data = format!("echo {}", "env ".repeat(70));
+    assert!(!has(&data, "exceeds-limit"), "{:?}", lines(&data));
+    let message = format!("git commit -m '{}'", "time ".repeat(70));
+    assert!(!has(&message, "exceeds-limit"));
+    let few = format!("{}ls", "nice ".repeat(10));
+    assert!(!has(&few, "exceeds-limit"));
+}
