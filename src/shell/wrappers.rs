@@ -5,7 +5,7 @@
 //! | transparent | `env` (incl. `-S STR`), `timeout`, `nice`, `ionice`, `nohup`, `time`, `command` (not `-v`/`-V`), `exec`, `builtin`, `stdbuf`, `setsid`, `busybox` | only the command they run |
 //! | meaningful | `sudo`, `doas`, `pkexec` (not `sudo -e/-l/-v/-K`), `xargs`, `find -exec/-execdir/-ok/-okdir`, `watch -x` | the wrapper, then its command one level deeper |
 //! | meaningful, per argument | `parallel CMD… ::: ARGS` (`{}` filled, or the argument appended; no `:::`: from stdin like `xargs`) | the wrapper, then `CMD ARG` for each argument one level deeper |
-//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD`; `script -c STR`; `parallel ::: CMDLINE…`; `git -c alias.X='!CMD' X` | the runner, then its script split one level deeper |
+//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish csh tcsh yash` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD`; `script -c STR`; `parallel ::: CMDLINE…`; `git -c alias.X='!CMD' X` | the runner, then its script split one level deeper |
 //! | printer | `echo`, `printf`, `cat` with only a heredoc | itself; its literal output can feed a shell |
 //!
 //! The transparent ones carry no meaning a rule needs (DESIGN.md lists them as normalised
@@ -32,8 +32,10 @@ pub(crate) enum Kind {
     Prints(Option<String>),
 }
 
-const SHELLS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "fish",
+/// Shells: each runs `-c STR` or reads its script on stdin. The one list; the command model
+/// uses it too.
+pub(crate) const SHELLS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "fish", "csh", "tcsh", "yash",
 ];
 
 /// A wrapper's options: short ones taking a value (glued or next word), short ones taking an

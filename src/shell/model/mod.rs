@@ -40,7 +40,7 @@ mod state;
 
 pub(crate) use paths::Class;
 
-use crate::shell::{Segment, Split, split};
+use crate::shell::{Split, split};
 
 /// Commands longer than this (bytes) are not analysed: `exceeds-limit limit=length`.
 pub(crate) const MAX_LEN: usize = 256 * 1024;
@@ -118,14 +118,19 @@ impl Effect {
 /// Is `name` a shell (`bash`, `/bin/sh`, `zsh` …)?
 #[must_use]
 pub(crate) fn is_shell_name(name: &str) -> bool {
-    net::SHELLS.contains(&name.rsplit('/').next().unwrap_or(name))
+    net::is_shell(name.rsplit('/').next().unwrap_or(name))
 }
 
 /// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
 /// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
 #[must_use]
 pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
-    let (class, resolved) = paths::classify(path, &paths::Cwd::Start, ctx);
+    classify_at(path, &paths::Cwd::Start, ctx)
+}
+
+/// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
+pub(crate) fn classify_at(path: &str, cwd: &paths::Cwd, ctx: &Context) -> (Class, String) {
+    let (class, resolved) = paths::classify(path, cwd, ctx);
     if matches!(class, Class::Other | Class::WorkingDir)
         && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
         && real != resolved
@@ -209,9 +214,8 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
 /// Walk the segments in order with the shell state they share.
 fn effects_of(split: &Split, ctx: &Context, out: &mut Analysis) {
     let mut walk = programs::Walk::new(ctx);
-    for (i, seg) in split.segments.iter().enumerate() {
-        let next: Option<&Segment> = split.segments.get(i + 1);
-        walk.segment(seg, next, out);
+    for seg in &split.segments {
+        walk.segment(seg, out);
     }
 }
 
