@@ -125,11 +125,15 @@ fn report(tally: &Tally) -> String {
 /// `name` meets `min_percent` of its dangerous lines stopped and refuses none of its benign
 /// lines; each file must hold enough of both to mean something.
 fn check(name: &str, min_percent: usize) {
+    check_sized(name, min_percent, 50, 15);
+}
+
+fn check_sized(name: &str, min_percent: usize, min_bad: usize, min_good: usize) {
     let tally = run(name);
     let (bad, bad_ok) = rate(&tally, true);
     let (good, good_ok) = rate(&tally, false);
     assert!(
-        bad >= 50 && good >= 15,
+        bad >= min_bad && good >= min_good,
         "{name}: too small ({bad} dangerous, {good} benign)"
     );
     assert!(
@@ -168,4 +172,9 @@ fn adversarial_spellings_from_bash_semantics_are_stopped() {
 #[test]
 fn a_second_batch_written_after_the_fixes_is_stopped_too() {
     check("held-out-batch-2.txt", 95);
+}
+
+#[test]
+fn a_third_batch_of_bash_semantics_and_remote_commands_is_stopped() {
+    check_sized("probe-batch-3.txt", 95, 25, 10);
 }

@@ -5,7 +5,7 @@
 //! | transparent | `env` (incl. `-S STR`), `timeout`, `nice`, `ionice`, `nohup`, `time`, `command` (not `-v`/`-V`), `exec`, `builtin`, `stdbuf`, `setsid`, `busybox` | only the command they run |
 //! | meaningful | `sudo`, `doas`, `pkexec` (not `sudo -e/-l/-v/-K`), `xargs`, `find -exec/-execdir/-ok/-okdir`, `watch -x` | the wrapper, then its command one level deeper |
 //! | meaningful, per argument | `parallel CMD… ::: ARGS` (`{}` filled, or the argument appended; no `:::`: from stdin like `xargs`) | the wrapper, then `CMD ARG` for each argument one level deeper |
-//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish csh tcsh yash` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD`; `script -c STR`; `parallel ::: CMDLINE…`; `git -c alias.X='!CMD' X` | the runner, then its script split one level deeper |
+//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish csh tcsh yash` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD`; `script -c STR`; `ssh HOST CMD…` (the remote command); `parallel ::: CMDLINE…`; `git -c alias.X='!CMD' X` | the runner, then its script split one level deeper |
 //! | printer | `echo`, `printf`, `cat` with only a heredoc | itself; its literal output can feed a shell |
 //!
 //! The transparent ones carry no meaning a rule needs (DESIGN.md lists them as normalised
@@ -119,6 +119,11 @@ const XARGS: Spec = Spec {
         "max-chars",
         "process-slot-var",
     ],
+};
+const SSH: Spec = Spec {
+    value_short: "BbcDEeFIiJLlmOoPpQRSWw",
+    glued_short: "",
+    value_long: &[],
 };
 const PARALLEL: Spec = Spec {
     value_short: "jJSNnIEdCaL",
@@ -252,6 +257,15 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
         "eval" if argv.len() > 1 => Kind::Runs(Some(argv[1..].join(" "))),
         "su" => Kind::Runs(su_command(argv).or_else(|| job.stdin_text().map(str::to_owned))),
         "parallel" => parallel(argv),
+        // `ssh [OPTS] HOST CMD…`: the remote command, read as a script (its paths are the
+        // remote machine's, classified the same way).
+        "ssh" => {
+            let i = skip_opts(argv, &SSH).0 + 1;
+            match argv.get(i..) {
+                Some(cmd) if !cmd.is_empty() => Kind::Runs(Some(cmd.join(" "))),
+                _ => Kind::Plain,
+            }
+        }
         "script" => script_command(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
         "git" => git_shell_alias(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
         "watch" => {
@@ -529,7 +543,23 @@ fn shell_script(argv: &[String], job: &Job) -> Option<String> {
         }
     }
     if c {
-        return argv.get(i).cloned();
+        // `sh -c SCRIPT NAME ARGS…`: `$1`… `$@` in the script are the ARGS.
+        let script = argv.get(i)?;
+        let params = argv.get(i + 2..).unwrap_or_default();
+        if params.is_empty() || !script.contains('$') {
+            return Some(script.clone());
+        }
+        let all = params.join(" ");
+        let mut filled = script
+            .replace("\"$@\"", "$@")
+            .replace("\"$*\"", "$*")
+            .replace("$@", &all)
+            .replace("$*", &all);
+        for (k, a) in params.iter().enumerate().take(9).rev() {
+            filled = filled.replace(&format!("${}", k + 1), a);
+            filled = filled.replace(&format!("${{{}}}", k + 1), a);
+        }
+        return Some(filled);
     }
     if i < argv.len() && !s {
         return None;

@@ -44,6 +44,8 @@ enum Kind {
     Array,
     /// `for NAME in WORDS`: the body runs with each word; followed as all of them at once.
     Loop,
+    /// `alias NAME=VALUE`: `NAME` in program position is `VALUE` (not `$NAME`).
+    Alias,
 }
 
 /// `for NAME in WORDS; do`: the loop variable takes every word.
@@ -75,6 +77,69 @@ fn loop_variables(text: &str, out: &mut Vec<Def>) {
             kind: Kind::Loop,
         });
     }
+}
+
+/// `alias NAME=VALUE` (the name then stands for its words in program position) and
+/// `printf -v NAME FORMAT` (a literal format assigns it, as `NAME=FORMAT`).
+fn builtin_definitions(text: &str, out: &mut Vec<Def>) {
+    for (at, _) in text.match_indices("printf -v ") {
+        let rest = &text[at + "printf -v ".len()..];
+        let n = rest.bytes().take_while(|c| ident(*c)).count();
+        if n == 0 {
+            continue;
+        }
+        let (value, _) = value_at(rest[n..].trim_start(), 0);
+        if !value.contains('%') {
+            out.push(Def {
+                name: rest[..n].to_string(),
+                value,
+                kind: Kind::Scalar,
+            });
+        }
+    }
+    for (at, _) in text.match_indices("alias ") {
+        let rest = &text[at + "alias ".len()..];
+        let n = rest.bytes().take_while(|c| ident(*c) || *c == b'-').count();
+        if n == 0 || rest.as_bytes().get(n) != Some(&b'=') {
+            continue;
+        }
+        let (value, _) = value_at(rest, n + 1);
+        out.push(Def {
+            name: rest[..n].to_string(),
+            value,
+            kind: Kind::Alias,
+        });
+    }
+}
+
+/// Replace each alias name in program position (the start of a command) by its value.
+fn aliases(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut command_start = true;
+    for word in text.split_inclusive([' ', ';', '&', '|', '\n', '(', '{']) {
+        let bare = word.trim_end_matches([' ', ';', '&', '|', '\n', '(', '{']);
+        let alias = defs
+            .iter()
+            .rev()
+            .find(|d| matches!(d.kind, Kind::Alias) && d.name == bare);
+        match alias {
+            Some(d) if command_start && !bare.is_empty() => {
+                out.push_str(&d.value);
+                out.push_str(&word[bare.len()..]);
+                changed = true;
+                *count += 1;
+            }
+            _ => out.push_str(word),
+        }
+        if !bare.is_empty() {
+            command_start = matches!(bare, "then" | "do" | "else" | "!" | "time");
+        }
+        if word.ends_with([';', '&', '|', '\n', '(', '{']) {
+            command_start = true;
+        }
+    }
+    changed.then_some(out)
 }
 
 /// `NAME=VALUE` definitions at word start, in source order, values with quotes removed.
@@ -180,7 +245,24 @@ fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usi
 }
 
 /// Replace `$NAME` / `${NAME}` for each defined name, and `$(echo W)` / `` `echo W` ``.
+/// `value` as an unquoted expansion splits it when the command set `IFS`: its characters
+/// become blanks.
+fn split_on(value: &str, ifs: Option<&str>) -> String {
+    match ifs {
+        Some(chars) if !chars.is_empty() => value
+            .chars()
+            .map(|c| if chars.contains(c) { ' ' } else { c })
+            .collect(),
+        _ => value.to_string(),
+    }
+}
+
 fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
+    let ifs = defs
+        .iter()
+        .rev()
+        .find(|d| d.name == "IFS" && matches!(d.kind, Kind::Scalar))
+        .map(|d| d.value.as_str());
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -215,7 +297,9 @@ fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
                             false,
                         )
                     }),
-                    (Kind::Scalar, None | Some("0" | "@" | "*")) => Some((d.value.clone(), false)),
+                    (Kind::Scalar, None | Some("0" | "@" | "*")) => {
+                        Some((split_on(&d.value, ifs), false))
+                    }
                     _ => None,
                 },
                 (None, Some(word)) => Some((word.to_string(), false)),
@@ -284,7 +368,7 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
         .segments
         .iter()
         .any(|s| s.argv.iter().any(|w| w.contains('$') || w.contains('`')));
-    if !uses_state {
+    if !uses_state && !text.contains("alias ") {
         return Expanded::None;
     }
     let mut defs = if text.contains('=') {
@@ -295,9 +379,16 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
     if text.contains("for ") {
         loop_variables(text, &mut defs);
     }
+    if text.contains("alias ") || text.contains("printf -v ") {
+        builtin_definitions(text, &mut defs);
+    }
     let mut count = 0;
     let mut current = text.to_string();
     let mut any = false;
+    if let Some(next) = aliases(&current, &defs, &mut count) {
+        current = next;
+        any = true;
+    }
     for _ in 0..3 {
         match round(&current, &defs, &mut count) {
             Some(next) => {

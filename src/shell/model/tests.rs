@@ -287,3 +287,43 @@ fn the_wrapper_limit_counts_wrappers_peeled_not_words_of_data() {
     let few = format!("{}ls", "nice ".repeat(10));
     assert!(!has(&few, "exceeds-limit"));
 }
+
+#[test]
+fn aliases_ifs_printf_v_positional_parameters_and_ssh_are_followed() {
+    assert!(has(
+        "alias x='rm -rf /'; x",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "IFS=,; c=\"rm,-rf,/\"; $c",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "printf -v c 'rm -rf /'; $c",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "sh -c \"$1\" _ 'rm -rf /'",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "bash -c 'rm -rf \"$@\"' _ ~",
+        "deletes class=home recursive=true"
+    ));
+    assert!(has(
+        "ssh -p 2222 deploy@h rm -rf ~",
+        "deletes class=home recursive=true"
+    ));
+    assert!(has("rm -rf /$EMPTY", "deletes class=root"));
+    assert!(has("rm -rf \"$HOME/${DIR}\"", "deletes class=home"));
+    assert!(!has("alias ll='ls -la'; ll", "deletes"));
+    assert!(
+        !has("alias x='rm -rf /'", "class=root"),
+        "{:?}",
+        lines("alias x='rm -rf /'")
+    );
+    assert!(!has("sh -c 'echo \"$1\"' _ 'rm -rf /'", "deletes"));
+    assert!(!has("ssh host uptime", "deletes"));
+    assert!(!has("rm -rf ./$BUILD_DIR", "class=project-root"));
+    assert!(!has("rm -rf /tmp/$JOB", "class=root"));
+}
