@@ -13,6 +13,7 @@ mod examples;
 mod guard;
 mod hosts;
 mod install;
+mod peer_corpus;
 mod prune;
 mod readme;
 mod record;

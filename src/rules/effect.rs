@@ -154,9 +154,9 @@ pub(crate) fn effects(
             }
         }
         _ if tool.starts_with("mcp__") => {
-            let name = tool.to_ascii_lowercase();
-            let verb = |ws: &[&str]| ws.iter().any(|w| name.contains(w));
-            let delete = verb(&["delete", "remove", "unlink", "rmdir"]);
+            let words = mcp_verbs(tool);
+            let verb = |ws: &[&str]| words.iter().any(|w| ws.contains(&w.as_str()));
+            let delete = verb(&["delete", "remove", "unlink", "rmdir", "rm", "trash"]);
             let mutating = delete
                 || verb(&[
                     "write", "edit", "create", "move", "rename", "patch", "put", "update",
@@ -187,6 +187,34 @@ pub(crate) fn effects(
         _ => {}
     }
     out
+}
+
+/// The words of an MCP tool's own name (`mcp__server__write_file` → `write`, `file`;
+/// `moveFile` → `move`, `file`), lower-cased: its verbs are matched as whole words, so
+/// `get_settings`, `compute_output` or `reset_view` are not `set`, `put` or `set`.
+fn mcp_verbs(tool: &str) -> Vec<String> {
+    let name = tool.rsplit("__").next().unwrap_or(tool);
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        word.push(c.to_ascii_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 fn path_effect(delete: bool, tool: &str, path: &str, ctx: &Context, out: &mut Vec<Effect>) {
@@ -271,6 +299,24 @@ mod tests {
             )
             .is_empty()
         );
+        for reader in [
+            "mcp__cfg__get_settings",
+            "mcp__x__compute_output",
+            "mcp__ui__reset_view",
+            "mcp__creditor__list_files",
+        ] {
+            assert!(
+                lines(reader, &json!({"path": ".claude/settings.json"})).is_empty(),
+                "{reader}"
+            );
+        }
+        for writer in [
+            "mcp__fs__moveFile",
+            "mcp__github__create_or_update_file",
+            "mcp__fs__delete-file",
+        ] {
+            cp(writer, json!({"path": "/w/p/.claude/settings.json"}));
+        }
         assert!(lines("Write", &json!({"file_path": "src/main.rs"})).is_empty());
         assert!(lines("Edit", &json!({"file_path": ".claude/agents/x.md"})).is_empty());
     }

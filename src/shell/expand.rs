@@ -132,7 +132,7 @@ impl Lexer<'_> {
     /// `$(…)`/`<(…)`/`>(…)` with `self.pos` just inside the `(`: lexes the inner list.
     pub(crate) fn cmdsub(&mut self, kind: SubKind) -> Option<Sub> {
         if self.depth >= MAX_DEPTH {
-            self.bail(&format!("nesting deeper than {MAX_DEPTH} levels"));
+            self.too_deep(&format!("nesting deeper than {MAX_DEPTH} levels"));
             return None;
         }
         if !self.enter() {
@@ -197,12 +197,12 @@ impl Lexer<'_> {
         }
         w.value.push_str(self.src.get(at..self.pos).unwrap_or(""));
         if self.depth >= MAX_DEPTH {
-            self.bail(&format!("nesting deeper than {MAX_DEPTH} levels"));
+            self.too_deep(&format!("nesting deeper than {MAX_DEPTH} levels"));
             return;
         }
         let mut lx = Lexer::new(&inner, self.depth + 1, self.nest + 1);
         if lx.nest > MAX_NEST {
-            self.bail("nesting too deep");
+            self.too_deep("nesting too deep");
             return;
         }
         let (tokens, _) = lx.list(false);

@@ -25,6 +25,8 @@ pub(crate) const MAX_NEST: u32 = 64;
 pub(crate) struct Lexed {
     pub(crate) tokens: Vec<Tok>,
     pub(crate) problem: Option<String>,
+    /// Lexing stopped because something was nested too deep.
+    pub(crate) too_deep: bool,
 }
 
 /// Lexes `src`, whose commands sit at segment depth `depth`.
@@ -34,6 +36,7 @@ pub(crate) fn lex(src: &str, depth: u8) -> Lexed {
     Lexed {
         tokens,
         problem: lx.problem,
+        too_deep: lx.too_deep,
     }
 }
 
@@ -68,6 +71,8 @@ pub(crate) struct Lexer<'a> {
     /// Lexical nesting so far (bounded by [`MAX_NEST`]).
     pub(crate) nest: u32,
     pub(crate) problem: Option<String>,
+    /// Set by [`Lexer::too_deep`]: the model's `nesting-depth` limit.
+    pub(crate) too_deep: bool,
 }
 
 pub(crate) fn is_blank(c: u8) -> bool {
@@ -127,6 +132,7 @@ impl<'a> Lexer<'a> {
             depth,
             nest,
             problem: None,
+            too_deep: false,
         }
     }
 
@@ -150,11 +156,17 @@ impl<'a> Lexer<'a> {
         self.pos = self.b.len();
     }
 
+    /// Gives up on the rest of the input because it is nested too deep.
+    pub(crate) fn too_deep(&mut self, p: &str) {
+        self.too_deep = true;
+        self.bail(p);
+    }
+
     /// Enters one lexical level; `false` (after bailing) when nested too deep.
     pub(crate) fn enter(&mut self) -> bool {
         self.nest += 1;
         if self.nest > MAX_NEST {
-            self.bail("nesting too deep");
+            self.too_deep("nesting too deep");
             return false;
         }
         true

@@ -228,6 +228,12 @@ pub struct Split {
     pub complete: bool,
     /// Why the split is incomplete: a short reason such as `unterminated single quote`.
     pub problem: Option<String>,
+    /// How many wrapper words (`env`, `nice`, `timeout`, `sudo`, `xargs`, `eval` …) were
+    /// peeled off to reach the commands, at every nesting level: what the command model's
+    /// `wrappers` limit counts (data such as `echo env env` peels nothing).
+    pub wrappers: usize,
+    /// Whether something was nested deeper than [`MAX_DEPTH`] and left unsplit.
+    pub too_deep: bool,
 }
 
 /// Splits a Bash command string into its simple commands. Never panics; see the module
@@ -245,5 +251,7 @@ pub fn split(command: &str) -> Split {
         segments: sink.segments,
         complete: sink.problem.is_none(),
         problem: sink.problem,
+        wrappers: sink.wrappers,
+        too_deep: sink.too_deep,
     }
 }

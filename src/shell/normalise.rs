@@ -87,7 +87,13 @@ fn emit_argv(
             return None;
         };
         strip_path(first);
-        match classify(&argv, job, depth, sink) {
+        let kind = classify(&argv, job, depth, sink);
+        if matches!(kind, Kind::Unwrap(_) | Kind::Wraps(_))
+            || matches!(kind, Kind::Runs(_)) && argv[0] == "eval"
+        {
+            sink.wrappers += 1;
+        }
+        match kind {
             Kind::Unwrap(inner) => argv = inner,
             Kind::Plain => {
                 sink.push(segment(argv, depth, ctx, job));
@@ -137,6 +143,7 @@ fn emit_argv(
 /// `depth + 1`, or `None` (with a problem recorded) past [`MAX_DEPTH`].
 fn deeper(depth: u8, sink: &mut Sink) -> Option<u8> {
     if depth >= MAX_DEPTH {
+        sink.too_deep = true;
         sink.problem(&format!("nesting deeper than {MAX_DEPTH} levels"));
         return None;
     }

@@ -19,6 +19,7 @@ use crate::shell::{LoopCtx, LoopKind, MAX_DEPTH, Origin, Redirect};
 /// Lexes and parses `src`, whose commands sit at `depth`.
 pub(crate) fn split_into(src: &str, depth: u8, ctx: &Ctx, sink: &mut Sink) {
     if depth > MAX_DEPTH {
+        sink.too_deep = true;
         sink.problem(&format!("nesting deeper than {MAX_DEPTH} levels"));
         return;
     }
@@ -26,6 +27,7 @@ pub(crate) fn split_into(src: &str, depth: u8, ctx: &Ctx, sink: &mut Sink) {
     if let Some(p) = &lexed.problem {
         sink.problem(p);
     }
+    sink.too_deep |= lexed.too_deep;
     parse(&lexed.tokens, src, depth, ctx, sink);
 }
 

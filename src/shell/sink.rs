@@ -26,6 +26,10 @@ pub(crate) struct Ctx {
 pub(crate) struct Sink {
     pub(crate) segments: Vec<Segment>,
     pub(crate) problem: Option<String>,
+    /// Wrapper words peeled off (`env`, `nice`, `sudo`, `xargs`, `eval` …), at every level.
+    pub(crate) wrappers: usize,
+    /// A substitution, `eval` or script nested deeper than [`crate::shell::MAX_DEPTH`].
+    pub(crate) too_deep: bool,
     /// Nested segments by hash of (argv, raw, redirects), to drop repeats: `sh -c "$(x)"`
     /// meets `x` both as the word's substitution and again in the script.
     nested: HashMap<u64, Vec<usize>>,

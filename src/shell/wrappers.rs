@@ -4,7 +4,8 @@
 //! |---|---|---|
 //! | transparent | `env` (incl. `-S STR`), `timeout`, `nice`, `ionice`, `nohup`, `time`, `command` (not `-v`/`-V`), `exec`, `builtin`, `stdbuf`, `setsid`, `busybox` | only the command they run |
 //! | meaningful | `sudo`, `doas`, `pkexec` (not `sudo -e/-l/-v/-K`), `xargs`, `find -exec/-execdir/-ok/-okdir`, `watch -x` | the wrapper, then its command one level deeper |
-//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD` | the runner, then its script split one level deeper |
+//! | meaningful, per argument | `parallel CMD… ::: ARGS` (`{}` filled, or the argument appended; no `:::`: from stdin like `xargs`) | the wrapper, then `CMD ARG` for each argument one level deeper |
+//! | script runner | `bash sh zsh dash ksh ash mksh rbash fish csh tcsh yash` with `-c STR`, or reading stdin from a heredoc, here-string or `echo`/`printf`/`cat <<EOF` pipe; `eval ARGS`; `su -c STR` (or `su` reading stdin); `sudo -s`/`-i` reading stdin; `watch CMD`; `script -c STR`; `ssh HOST CMD…` (the remote command); `parallel ::: CMDLINE…`; `git -c alias.X='!CMD' X` | the runner, then its script split one level deeper |
 //! | printer | `echo`, `printf`, `cat` with only a heredoc | itself; its literal output can feed a shell |
 //!
 //! The transparent ones carry no meaning a rule needs (DESIGN.md lists them as normalised
@@ -31,8 +32,10 @@ pub(crate) enum Kind {
     Prints(Option<String>),
 }
 
-const SHELLS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "fish",
+/// Shells: each runs `-c STR` or reads its script on stdin. The one list; the command model
+/// uses it too.
+pub(crate) const SHELLS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "fish", "csh", "tcsh", "yash",
 ];
 
 /// A wrapper's options: short ones taking a value (glued or next word), short ones taking an
@@ -115,6 +118,39 @@ const XARGS: Spec = Spec {
         "max-procs",
         "max-chars",
         "process-slot-var",
+    ],
+};
+const SSH: Spec = Spec {
+    value_short: "BbcDEeFIiJLlmOoPpQRSWw",
+    glued_short: "",
+    value_long: &[],
+};
+const PARALLEL: Spec = Spec {
+    value_short: "jJSNnIEdCaL",
+    glued_short: "",
+    value_long: &[
+        "jobs",
+        "sshlogin",
+        "results",
+        "joblog",
+        "tmpdir",
+        "workdir",
+        "colsep",
+        "delimiter",
+        "arg-file",
+        "max-args",
+        "max-replace-args",
+        "replace",
+        "timeout",
+        "delay",
+        "memfree",
+        "load",
+        "retries",
+        "halt",
+        "env",
+        "basefile",
+        "return",
+        "transfer-file",
     ],
 };
 const WATCH: Spec = Spec {
@@ -220,6 +256,18 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
         "find" => find(argv),
         "eval" if argv.len() > 1 => Kind::Runs(Some(argv[1..].join(" "))),
         "su" => Kind::Runs(su_command(argv).or_else(|| job.stdin_text().map(str::to_owned))),
+        "parallel" => parallel(argv),
+        // `ssh [OPTS] HOST CMD…`: the remote command, read as a script (its paths are the
+        // remote machine's, classified the same way).
+        "ssh" => {
+            let i = skip_opts(argv, &SSH).0 + 1;
+            match argv.get(i..) {
+                Some(cmd) if !cmd.is_empty() => Kind::Runs(Some(cmd.join(" "))),
+                _ => Kind::Plain,
+            }
+        }
+        "script" => script_command(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
+        "git" => git_shell_alias(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
         "watch" => {
             let (i, flags) = skip_opts(argv, &WATCH);
             let exec = flags.contains('x') || argv[1..i].iter().any(|a| a == "--exec");
@@ -339,6 +387,120 @@ fn find(argv: &[String]) -> Kind {
     }
 }
 
+/// GNU `parallel [OPTS] CMD… ::: ARGS…`: `CMD` once per argument, `{}` (and `{.}`, `{/}` …)
+/// replaced by it or the argument appended; with no `CMD`, each argument is itself a command
+/// line; with no `:::`, the arguments come from stdin (the model appends what a pipe's
+/// `echo` printed, as for `xargs`).
+fn parallel(argv: &[String]) -> Kind {
+    let start = skip_opts(argv, &PARALLEL).0.max(1);
+    let rest = &argv[start.min(argv.len())..];
+    let sep = rest.iter().position(|a| a.starts_with(":::"));
+    let (cmd, inputs): (&[String], Vec<&String>) = match sep {
+        Some(k) => (
+            &rest[..k],
+            rest[k..].iter().filter(|a| !a.starts_with(":::")).collect(),
+        ),
+        None => (rest, Vec::new()),
+    };
+    if cmd.is_empty() {
+        return if inputs.is_empty() {
+            Kind::Plain
+        } else {
+            let lines: Vec<&str> = inputs.iter().map(|s| s.as_str()).collect();
+            Kind::Runs(Some(lines.join("\n")))
+        };
+    }
+    if inputs.is_empty() {
+        return Kind::Wraps(vec![cmd.to_vec()]);
+    }
+    let placeholder = |w: &str| w.contains('{') && w.contains('}');
+    let has_slot = cmd.iter().any(|w| placeholder(w));
+    let runs = inputs
+        .iter()
+        .map(|input| {
+            let mut words: Vec<String> = cmd
+                .iter()
+                .map(|w| {
+                    if placeholder(w) {
+                        fill_slots(w, input)
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect();
+            if !has_slot {
+                words.push((*input).clone());
+            }
+            words
+        })
+        .collect();
+    Kind::Wraps(runs)
+}
+
+/// `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`-free replacement strings of `parallel` filled
+/// with `input` (the path-trimming ones get the input unchanged: a safe over-approximation
+/// for classifying it).
+fn fill_slots(word: &str, input: &str) -> String {
+    let mut out = word.to_owned();
+    for slot in ["{}", "{.}", "{/}", "{//}", "{/.}"] {
+        out = out.replace(slot, input);
+    }
+    out
+}
+
+/// `script [-q] -c CMD [FILE]` (util-linux): runs `CMD` through a shell.
+fn script_command(argv: &[String]) -> Option<String> {
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "-c" || a == "--command" {
+            return it.next().cloned();
+        }
+        if let Some(c) = a.strip_prefix("--command=") {
+            return Some(c.to_owned());
+        }
+        if let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-'))
+            && let Some(k) = cluster.find('c')
+        {
+            let glued = &cluster[k + 1..];
+            return if glued.is_empty() {
+                it.next().cloned()
+            } else {
+                Some(glued.to_owned())
+            };
+        }
+    }
+    None
+}
+
+/// `git -c alias.NAME='!CMD' … NAME ARGS`: git runs `CMD ARGS` through a shell.
+fn git_shell_alias(argv: &[String]) -> Option<String> {
+    let mut i = 1;
+    while i < argv.len() {
+        let kv = match argv[i].as_str() {
+            "-c" => {
+                i += 1;
+                argv.get(i).map(String::as_str)
+            }
+            a => a.strip_prefix("-c").filter(|v| v.starts_with("alias.")),
+        };
+        if let Some((name, cmd)) = kv
+            .and_then(|kv| kv.strip_prefix("alias."))
+            .and_then(|kv| kv.split_once('='))
+            && let Some(cmd) = cmd.strip_prefix('!')
+            && let Some(at) = argv[i + 1..].iter().position(|w| w == name)
+        {
+            let mut script = cmd.to_owned();
+            for a in &argv[i + 2 + at..] {
+                script.push(' ');
+                script.push_str(&crate::shell::quote::quote_word(a));
+            }
+            return Some(script);
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The script a shell runs: its `-c` argument, or what it reads on stdin when it has no
 /// script file operand (or has `-s`).
 fn shell_script(argv: &[String], job: &Job) -> Option<String> {
@@ -381,7 +543,23 @@ fn shell_script(argv: &[String], job: &Job) -> Option<String> {
         }
     }
     if c {
-        return argv.get(i).cloned();
+        // `sh -c SCRIPT NAME ARGS…`: `$1`… `$@` in the script are the ARGS.
+        let script = argv.get(i)?;
+        let params = argv.get(i + 2..).unwrap_or_default();
+        if params.is_empty() || !script.contains('$') {
+            return Some(script.clone());
+        }
+        let all = params.join(" ");
+        let mut filled = script
+            .replace("\"$@\"", "$@")
+            .replace("\"$*\"", "$*")
+            .replace("$@", &all)
+            .replace("$*", &all);
+        for (k, a) in params.iter().enumerate().take(9).rev() {
+            filled = filled.replace(&format!("${}", k + 1), a);
+            filled = filled.replace(&format!("${{{}}}", k + 1), a);
+        }
+        return Some(filled);
     }
     if i < argv.len() && !s {
         return None;

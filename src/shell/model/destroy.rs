@@ -91,15 +91,7 @@ pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
         ("FLUSHALL", "FLUSHALL"),
         ("FLUSHDB", "FLUSHDB"),
         ("DROPDATABASE(", "dropDatabase()"),
-        ("DROP ", "DROP"),
     ] {
-        if name == "DROP" {
-            // `mysqladmin drop app`
-            if upper.starts_with("DROP ") && !upper.contains(';') && upper.split(' ').count() == 2 {
-                return Some("DROP DATABASE");
-            }
-            continue;
-        }
         if upper.contains(needle) {
             return Some(name);
         }

@@ -219,6 +219,12 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
                 out.push(discard("worktree", "git rm -rf ."));
             }
         }
+        "worktree" if rest.first().is_some_and(|a| a == "remove") => {
+            let o = parse(&rest[1..], &PLAIN_GIT);
+            if o.flag('f', "force") {
+                out.push(discard("worktree", "git worktree remove --force"));
+            }
+        }
         "branch" => {
             let o = parse(rest, &PLAIN_GIT);
             if o.short.contains(&'D') || (o.flag('d', "delete") && o.flag('f', "force")) {

@@ -20,7 +20,8 @@
 //! - `length`: more than [`MAX_LEN`] bytes;
 //! - `nesting-depth`: substitutions, `eval`s or `bash -c` bodies nested deeper than
 //!   [`crate::shell::MAX_DEPTH`] (the splitter stops there);
-//! - `wrappers`: more than [`MAX_WRAPPERS`] wrapper words (`env env env …`) in one command;
+//! - `wrappers`: more than [`MAX_WRAPPERS`] wrapper words (`env env env …`) peeled off by the
+//!   splitter ([`Split::wrappers`]; words of data do not count);
 //! - `expansions`: more than [`MAX_EXPANSIONS`] variable, function or `$(echo …)` expansions
 //!   followed.
 //!
@@ -39,7 +40,7 @@ mod state;
 
 pub(crate) use paths::Class;
 
-use crate::shell::{Segment, Split, split};
+use crate::shell::{Split, split};
 
 /// Commands longer than this (bytes) are not analysed: `exceeds-limit limit=length`.
 pub(crate) const MAX_LEN: usize = 256 * 1024;
@@ -117,14 +118,19 @@ impl Effect {
 /// Is `name` a shell (`bash`, `/bin/sh`, `zsh` …)?
 #[must_use]
 pub(crate) fn is_shell_name(name: &str) -> bool {
-    net::SHELLS.contains(&name.rsplit('/').next().unwrap_or(name))
+    net::is_shell(name.rsplit('/').next().unwrap_or(name))
 }
 
 /// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
 /// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
 #[must_use]
 pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
-    let (class, resolved) = paths::classify(path, &paths::Cwd::Start, ctx);
+    classify_at(path, &paths::Cwd::Start, ctx)
+}
+
+/// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
+pub(crate) fn classify_at(path: &str, cwd: &paths::Cwd, ctx: &Context) -> (Class, String) {
+    let (class, resolved) = paths::classify(path, cwd, ctx);
     if matches!(class, Class::Other | Class::WorkingDir)
         && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
         && real != resolved
@@ -178,17 +184,13 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
         out.push(limit("length", &format!("longer than {MAX_LEN} bytes")));
         return out;
     }
-    if first
-        .problem
-        .as_deref()
-        .is_some_and(|p| p.contains("nesting"))
-    {
+    if first.too_deep {
         out.push(limit(
             "nesting-depth",
             &format!("nested deeper than {} levels", crate::shell::MAX_DEPTH),
         ));
     }
-    if wrapper_words(first) > MAX_WRAPPERS {
+    if first.wrappers > MAX_WRAPPERS {
         out.push(limit(
             "wrappers",
             &format!("more than {MAX_WRAPPERS} wrapper words"),
@@ -209,31 +211,11 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
     out
 }
 
-/// How many wrapper words the command's segments were unwrapped from.
-fn wrapper_words(split: &Split) -> usize {
-    const WRAPPERS: &[&str] = &[
-        "env", "nice", "timeout", "nohup", "command", "exec", "builtin", "stdbuf", "setsid",
-        "time", "busybox", "ionice", "sudo", "doas", "xargs", "eval",
-    ];
-    split
-        .segments
-        .iter()
-        .filter(|s| s.depth == 0)
-        .map(|s| {
-            s.raw
-                .split_whitespace()
-                .filter(|w| WRAPPERS.contains(&w.rsplit('/').next().unwrap_or(w)))
-                .count()
-        })
-        .sum()
-}
-
 /// Walk the segments in order with the shell state they share.
 fn effects_of(split: &Split, ctx: &Context, out: &mut Analysis) {
     let mut walk = programs::Walk::new(ctx);
-    for (i, seg) in split.segments.iter().enumerate() {
-        let next: Option<&Segment> = split.segments.get(i + 1);
-        walk.segment(seg, next, out);
+    for seg in &split.segments {
+        walk.segment(seg, out);
     }
 }
 

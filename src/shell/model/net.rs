@@ -25,11 +25,10 @@ pub(crate) const SENDERS: &[&str] = &[
 /// Raw-socket tools a remote shell is built from.
 pub(crate) const SOCKETS: &[&str] = &["nc", "ncat", "netcat", "socat", "telnet", "openssl"];
 
-/// Shells.
-pub(crate) const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh", "csh", "tcsh", "rbash", "yash",
-    "busybox",
-];
+/// Is `p` a shell ([`crate::shell::wrappers::SHELLS`], or `busybox` run as one)?
+pub(crate) fn is_shell(p: &str) -> bool {
+    p == "busybox" || crate::shell::wrappers::SHELLS.contains(&p)
+}
 
 /// The interpreter family of a program name (`python3.11` → `python`), if it is one.
 pub(crate) fn interpreter(p: &str) -> Option<&'static str> {

@@ -156,6 +156,10 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         ("~", ctx.home.as_deref().unwrap_or("~")),
         ("$HOME", ctx.home.as_deref().unwrap_or("~")),
         ("$PWD", "."),
+        // The temp directory: usually `/tmp`; what matters is `$TMPDIR/../..` climbing out.
+        ("$TMPDIR", "/tmp"),
+        ("$TMP", "/tmp"),
+        ("$TEMP", "/tmp"),
         ("$(pwd)", "."),
         ("`pwd`", "."),
         (
@@ -177,6 +181,7 @@ fn expand(word: &str, ctx: &Context) -> Option<String> {
         let value = match name {
             "HOME" => ctx.home.as_deref().unwrap_or("~"),
             "PWD" => ".",
+            "TMPDIR" | "TMP" | "TEMP" if op.is_empty() || op.starts_with(":-") => "/tmp",
             "CALLUS_HOME" => ctx.callus_home.as_deref().unwrap_or("$CALLUS_HOME"),
             // `${X:-/}`: the default is what runs when X is unset; fail closed on it.
             _ => op
@@ -369,11 +374,41 @@ pub(crate) fn classify(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) 
 }
 
 fn classify_one(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+    // `/$X`, `~/$(f)`, `/usr/${D}`: a run-time last component that may be empty leaves the
+    // directory before it; where that is `/`, a system directory or the home, the command
+    // may delete it, so it is classified as that directory.
+    if let Some(prefix) = dynamic_tail(word)
+        && let Some(dir) = resolve(prefix, cwd, ctx)
+    {
+        let class = class_of(strip_glob(&dir).0.as_str(), cwd, ctx);
+        if matches!(class, Class::Root | Class::System | Class::Home) {
+            return (class, dir);
+        }
+    }
     let Some(resolved) = resolve(word, cwd, ctx) else {
         return (Class::Dynamic, word.to_string());
     };
     let (path, _) = strip_glob(&resolved);
     (class_of(&path, cwd, ctx), resolved)
+}
+
+/// `DIR/` of a word `DIR/$X` (or `${X}`, `$(…)`, `` `…` ``) whose last component is one
+/// run-time value.
+fn dynamic_tail(word: &str) -> Option<&str> {
+    let cut = word.rfind('/')? + 1;
+    let (dir, tail) = word.split_at(cut);
+    let one_value = if let Some(t) = tail.strip_prefix("${") {
+        t.strip_suffix('}').is_some_and(|n| !n.contains(['}', '/']))
+    } else if let Some(t) = tail.strip_prefix("$(") {
+        t.ends_with(')')
+    } else if let Some(t) = tail.strip_prefix('`') {
+        t.ends_with('`')
+    } else if let Some(t) = tail.strip_prefix('$') {
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    } else {
+        false
+    };
+    one_value.then_some(dir)
 }
 
 fn has_glob(s: &str) -> bool {

@@ -4,7 +4,7 @@
 //! socket), and turns each segment into effects.
 
 use super::grammar::{Grammar, PLAIN, parse};
-use super::paths::{Cwd, classify, resolve};
+use super::paths::{Cwd, resolve};
 use super::{Analysis, Class, Context, Effect, git, net};
 use crate::shell::{MAX_DEPTH, Origin, Segment, segment_writes};
 
@@ -130,46 +130,42 @@ impl<'c> Walk<'c> {
     }
 
     pub(super) fn class(&self, word: &str) -> (Class, String) {
-        let (class, path) = classify(word, &self.cwd, self.ctx);
-        if class == Class::Other
-            && let Some(real) = self.ctx.realpath.and_then(|f| f(&path))
-            && real != path
-        {
-            let (c, _) = classify(&real, &Cwd::Start, self.ctx);
-            if c != Class::Other {
-                return (c, real);
-            }
-        }
-        (class, path)
+        super::classify_at(word, &self.cwd, self.ctx)
     }
 
     /// Turn one segment into effects.
-    pub(crate) fn segment(&mut self, seg: &Segment, _next: Option<&Segment>, out: &mut Analysis) {
+    pub(crate) fn segment(&mut self, seg: &Segment, out: &mut Analysis) {
         let wrapped = matches!(seg.origin, Origin::Wrapped(_));
         let d = usize::from(seg.depth.saturating_sub(u8::from(wrapped))).min(DEPTHS - 1);
         if !seg.piped && !wrapped {
             self.pipes[d] = Pipe::default();
         }
-        let mut argv = seg.argv.clone();
-        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs") {
-            if let Some(data) = seg.stdin_data() {
-                argv.extend(data.split_whitespace().map(String::from));
-            } else if seg.piped
-                && let Some(words) = &self.pipes[d].literal
-            {
-                argv.extend(words.iter().cloned());
+        // The argv as run: an `xargs`/`parallel` command gets its input words appended (a
+        // copy only then; every other segment is read in place).
+        let mut fed: Option<Vec<String>> = None;
+        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel") {
+            let words: Option<Vec<String>> = match seg.stdin_data() {
+                Some(data) => Some(data.split_whitespace().map(String::from).collect()),
+                None if seg.piped => self.pipes[d].literal.clone(),
+                None => None,
+            };
+            if let Some(words) = words {
+                let mut argv = seg.argv.clone();
+                argv.extend(words);
+                fed = Some(argv);
             }
         }
+        let argv: &[String] = fed.as_deref().unwrap_or(&seg.argv);
         let mut fx: Vec<Effect> = Vec::new();
-        self.writes(seg, &argv, &mut fx);
-        if let Some(program) = argv.first().cloned() {
+        self.writes(seg, argv, &mut fx);
+        if let Some(program) = argv.first() {
             let rest = &argv[1..];
             if (program.starts_with("$(") || program.starts_with('`'))
-                && net::fetches_or_decodes(&program)
+                && net::fetches_or_decodes(program)
             {
                 fx.push(fetched("a fetched or decoded command in program position"));
             }
-            self.program(&program, rest, seg, d, &mut fx);
+            self.program(program, rest, seg, d, &mut fx);
         }
         for e in fx {
             out.push(e);
@@ -179,9 +175,14 @@ impl<'c> Walk<'c> {
     /// Files written (redirections, `tee`, `cp` …) on a device, a system path or the
     /// control plane, and `/dev/tcp` redirections.
     fn writes(&self, seg: &Segment, argv: &[String], fx: &mut Vec<Effect>) {
-        let mut tmp = seg.clone();
-        tmp.argv = argv.to_vec();
-        for target in segment_writes(&tmp) {
+        let targets = if argv.len() == seg.argv.len() {
+            segment_writes(seg)
+        } else {
+            let mut fed = seg.clone();
+            fed.argv = argv.to_vec();
+            segment_writes(&fed)
+        };
+        for target in targets {
             if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
                 continue;
             }
@@ -210,7 +211,7 @@ impl<'c> Walk<'c> {
             .iter()
             .any(|r| r.target.starts_with("/dev/tcp/") || r.target.starts_with("/dev/udp/"));
         if tcp {
-            if program.is_empty() || net::SHELLS.contains(&program) || program == "exec" {
+            if program.is_empty() || net::is_shell(program) || program == "exec" {
                 fx.push(remote_shell("a shell wired to /dev/tcp"));
             } else if let Some(s) = argv.iter().skip(1).find(|a| net::is_secret(a)) {
                 fx.push(sends_secret(s, "/dev/tcp"));
@@ -252,7 +253,23 @@ impl<'c> Walk<'c> {
                     ));
                 }
             }
-            "find" => self.find(args, fx),
+            "find" => {
+                self.find(args, fx);
+                // What an unfiltered `find ROOTS` prints starts with its roots, so `find . |
+                // xargs rm -rf` deletes `.`; a filtered one prints no root as such.
+                if !args.iter().any(|a| NARROW.contains(&a.as_str())) {
+                    let roots: Vec<String> = args
+                        .iter()
+                        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                        .cloned()
+                        .collect();
+                    self.pipes[d].literal = Some(if roots.is_empty() {
+                        vec![".".into()]
+                    } else {
+                        roots
+                    });
+                }
+            }
             "rsync" => self.rsync(args, fx),
             "mv" => {
                 let o = parse(args, &PLAIN);
@@ -556,7 +573,11 @@ impl<'c> Walk<'c> {
         if !CLIENTS.contains(&p) {
             return;
         }
-        if p == "dropdb" && !args.iter().all(|a| a.starts_with('-')) {
+        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        // `dropdb NAME`, `mysqladmin [OPTS] drop NAME`: commands, not SQL text.
+        if p == "dropdb" && !operands.is_empty()
+            || p == "mysqladmin" && operands.iter().any(|o| o.eq_ignore_ascii_case("drop"))
+        {
             fx.push(super::destroy::sql_effect(p, "DROP DATABASE"));
             return;
         }
@@ -579,15 +600,11 @@ impl<'c> Walk<'c> {
                 texts.push(a[2..].to_string());
             }
         }
-        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        if matches!(
-            p,
-            "sqlite3" | "sqlite" | "duckdb" | "redis-cli" | "mysqladmin"
-        ) {
+        if matches!(p, "sqlite3" | "sqlite" | "duckdb" | "redis-cli") {
             texts.extend(
                 operands
                     .iter()
-                    .skip(usize::from(p != "redis-cli" && p != "mysqladmin"))
+                    .skip(usize::from(p != "redis-cli"))
                     .map(|s| (*s).clone()),
             );
         }
@@ -630,7 +647,7 @@ impl<'c> Walk<'c> {
     /// Shells, interpreters, `source`, `eval`: code fetched or decoded and then run, remote
     /// shells in inline code, control-plane writes in inline code, downloaded files run.
     fn code(&mut self, p: &str, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
-        let shell = net::SHELLS.contains(&p);
+        let shell = net::is_shell(p);
         let family = net::interpreter(p);
         let sourcing = matches!(p, "source" | "." | "eval");
         if !(shell || family.is_some() || sourcing) {

@@ -1,7 +1,10 @@
 //! Simple shell state followed through one command string: variables assigned in it
 //! (`X=rm; $X -rf /`, `CMD="rm -rf /"; $CMD`, `export D=/`) and `$(echo WORDS)` /
 //! `` `echo WORDS` `` substitutions are expanded textually, so the re-split command shows
-//! what would run. Functions need nothing here: the splitter already yields their bodies.
+//! what would run. `NAME=(WORDS)` arrays (`"${a[@]}"`, `${a[0]}`, `$a`), `for NAME in WORDS`
+//! loop variables (every word, as a list) and the defaults of unset names (`${X:-rm}`,
+//! `${X:=rm}`) are followed the same way. Functions need nothing here: the splitter already
+//! yields their bodies.
 //! Bounded: at most [`super::MAX_EXPANSIONS`] expansions in at most three rounds.
 
 use super::MAX_EXPANSIONS;
@@ -25,8 +28,122 @@ fn ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// One name the command defines.
+struct Def {
+    name: String,
+    value: String,
+    kind: Kind,
+}
+
+/// How a name's value expands.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// `NAME=VALUE`: one word (when quoted).
+    Scalar,
+    /// `NAME=(WORDS)`: `"${NAME[@]}"` is every word, each on its own; `$NAME` the first.
+    Array,
+    /// `for NAME in WORDS`: the body runs with each word; followed as all of them at once.
+    Loop,
+    /// `alias NAME=VALUE`: `NAME` in program position is `VALUE` (not `$NAME`).
+    Alias,
+}
+
+/// `for NAME in WORDS; do`: the loop variable takes every word.
+fn loop_variables(text: &str, out: &mut Vec<Def>) {
+    let mut rest = text;
+    while let Some(at) = rest.find("for ") {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + 4..];
+        rest = after;
+        if before.is_some_and(|c| !matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | '{')) {
+            continue;
+        }
+        let after = after.trim_start();
+        let name_len = after.bytes().take_while(|c| ident(*c)).count();
+        if name_len == 0 || !after.as_bytes().first().copied().is_some_and(ident_start) {
+            continue;
+        }
+        let Some(words) = after[name_len..].trim_start().strip_prefix("in ") else {
+            continue;
+        };
+        let end = words.find([';', '\n']).unwrap_or(words.len());
+        let words = words[..end]
+            .trim()
+            .trim_end_matches(" do")
+            .replace(['\'', '"'], "");
+        out.push(Def {
+            name: after[..name_len].to_string(),
+            value: words,
+            kind: Kind::Loop,
+        });
+    }
+}
+
+/// `alias NAME=VALUE` (the name then stands for its words in program position) and
+/// `printf -v NAME FORMAT` (a literal format assigns it, as `NAME=FORMAT`).
+fn builtin_definitions(text: &str, out: &mut Vec<Def>) {
+    for (at, _) in text.match_indices("printf -v ") {
+        let rest = &text[at + "printf -v ".len()..];
+        let n = rest.bytes().take_while(|c| ident(*c)).count();
+        if n == 0 {
+            continue;
+        }
+        let (value, _) = value_at(rest[n..].trim_start(), 0);
+        if !value.contains('%') {
+            out.push(Def {
+                name: rest[..n].to_string(),
+                value,
+                kind: Kind::Scalar,
+            });
+        }
+    }
+    for (at, _) in text.match_indices("alias ") {
+        let rest = &text[at + "alias ".len()..];
+        let n = rest.bytes().take_while(|c| ident(*c) || *c == b'-').count();
+        if n == 0 || rest.as_bytes().get(n) != Some(&b'=') {
+            continue;
+        }
+        let (value, _) = value_at(rest, n + 1);
+        out.push(Def {
+            name: rest[..n].to_string(),
+            value,
+            kind: Kind::Alias,
+        });
+    }
+}
+
+/// Replace each alias name in program position (the start of a command) by its value.
+fn aliases(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut command_start = true;
+    for word in text.split_inclusive([' ', ';', '&', '|', '\n', '(', '{']) {
+        let bare = word.trim_end_matches([' ', ';', '&', '|', '\n', '(', '{']);
+        let alias = defs
+            .iter()
+            .rev()
+            .find(|d| matches!(d.kind, Kind::Alias) && d.name == bare);
+        match alias {
+            Some(d) if command_start && !bare.is_empty() => {
+                out.push_str(&d.value);
+                out.push_str(&word[bare.len()..]);
+                changed = true;
+                *count += 1;
+            }
+            _ => out.push_str(word),
+        }
+        if !bare.is_empty() {
+            command_start = matches!(bare, "then" | "do" | "else" | "!" | "time");
+        }
+        if word.ends_with([';', '&', '|', '\n', '(', '{']) {
+            command_start = true;
+        }
+    }
+    changed.then_some(out)
+}
+
 /// `NAME=VALUE` definitions at word start, in source order, values with quotes removed.
-fn definitions(text: &str) -> Vec<(String, String)> {
+fn definitions(text: &str) -> Vec<Def> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -49,8 +166,22 @@ fn definitions(text: &str) -> Vec<(String, String)> {
             continue;
         }
         let name = text[i..j].to_string();
+        if b.get(j + 1) == Some(&b'(') {
+            let close = text[j + 2..].find(')').map_or(b.len(), |e| j + 2 + e);
+            out.push(Def {
+                name,
+                value: text[j + 2..close].replace(['\'', '"'], ""),
+                kind: Kind::Array,
+            });
+            i = close + 1;
+            continue;
+        }
         let (value, end) = value_at(text, j + 1);
-        out.push((name, value));
+        out.push(Def {
+            name,
+            value,
+            kind: Kind::Scalar,
+        });
         i = end.max(j + 1);
     }
     out
@@ -90,32 +221,100 @@ fn value_at(text: &str, start: usize) -> (String, usize) {
     (v, i.min(b.len()))
 }
 
+/// `${…}` at `text[i]`: the name, an index (`@`, `*` or a number), a default for an unset
+/// name (`:-`, `:=`, `-`, `=`), and where it ends.
+fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usize)> {
+    let close = i + 2 + text[i + 2..].find('}')?;
+    let inner = &text[i + 2..close];
+    let n = inner.bytes().take_while(|c| ident(*c)).count();
+    let (name, tail) = inner.split_at(n);
+    if name.is_empty() || !ident_start(name.as_bytes()[0]) {
+        return None;
+    }
+    if tail.is_empty() {
+        return Some((name, None, None, close + 1));
+    }
+    if let Some(idx) = tail.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return Some((name, Some(idx), None, close + 1));
+    }
+    let default = ["-", ":-", ":=", "="]
+        .iter()
+        .find_map(|op| tail.strip_prefix(op))
+        .filter(|d| !d.contains(['$', '`', '{', '(']))?;
+    Some((name, None, Some(default), close + 1))
+}
+
 /// Replace `$NAME` / `${NAME}` for each defined name, and `$(echo W)` / `` `echo W` ``.
-fn round(text: &str, defs: &[(String, String)], count: &mut usize) -> Option<String> {
+/// `value` as an unquoted expansion splits it when the command set `IFS`: its characters
+/// become blanks.
+fn split_on(value: &str, ifs: Option<&str>) -> String {
+    match ifs {
+        Some(chars) if !chars.is_empty() => value
+            .chars()
+            .map(|c| if chars.contains(c) { ' ' } else { c })
+            .collect(),
+        _ => value.to_string(),
+    }
+}
+
+fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
+    let ifs = defs
+        .iter()
+        .rev()
+        .find(|d| d.name == "IFS" && matches!(d.kind, Kind::Scalar))
+        .map(|d| d.value.as_str());
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     let mut changed = false;
     while i < b.len() {
         if b[i] == b'$' && i + 1 < b.len() {
-            let (name, end) = if b[i + 1] == b'{' {
-                let close = text[i + 2..].find('}').map(|e| i + 2 + e);
-                match close {
-                    Some(c) if text[i + 2..c].bytes().all(ident) => (&text[i + 2..c], c + 1),
-                    _ => ("", i + 1),
-                }
+            let (name, index, default, end) = if b[i + 1] == b'{' {
+                braced(text, i).unwrap_or(("", None, None, i + 1))
             } else {
                 let mut j = i + 1;
                 while j < b.len() && ident(b[j]) {
                     j += 1;
                 }
-                (&text[i + 1..j], j)
+                (&text[i + 1..j], None, None, j)
             };
-            if !name.is_empty()
-                && let Some((_, v)) = defs.iter().rev().find(|(n, _)| n == name)
-            {
-                out.push_str(v);
-                i = end;
+            let def = defs
+                .iter()
+                .rev()
+                .find(|d| d.name == name && !name.is_empty());
+            let value: Option<(String, bool)> = match (def, default) {
+                (Some(d), _) => match (d.kind, index) {
+                    (Kind::Loop, None) | (Kind::Array, Some("@" | "*")) => {
+                        Some((d.value.clone(), true))
+                    }
+                    (Kind::Array, None) => Some((
+                        d.value.split_whitespace().next().unwrap_or("").into(),
+                        false,
+                    )),
+                    (Kind::Array, Some(k)) => k.parse::<usize>().ok().map(|k| {
+                        (
+                            d.value.split_whitespace().nth(k).unwrap_or("").into(),
+                            false,
+                        )
+                    }),
+                    (Kind::Scalar, None | Some("0" | "@" | "*")) => {
+                        Some((split_on(&d.value, ifs), false))
+                    }
+                    _ => None,
+                },
+                (None, Some(word)) => Some((word.to_string(), false)),
+                (None, None) => None,
+            };
+            if let Some((v, list)) = value {
+                // `"${a[@]}"`, `"$d"` of a loop: each word on its own, so drop the quotes.
+                if list && out.ends_with('"') && text[end..].starts_with('"') {
+                    out.pop();
+                    out.push_str(&v);
+                    i = end + 1;
+                } else {
+                    out.push_str(&v);
+                    i = end;
+                }
                 changed = true;
                 *count += 1;
                 continue;
@@ -169,17 +368,27 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
         .segments
         .iter()
         .any(|s| s.argv.iter().any(|w| w.contains('$') || w.contains('`')));
-    if !uses_state {
+    if !uses_state && !text.contains("alias ") {
         return Expanded::None;
     }
-    let defs = if text.contains('=') {
+    let mut defs = if text.contains('=') {
         definitions(text)
     } else {
         Vec::new()
     };
+    if text.contains("for ") {
+        loop_variables(text, &mut defs);
+    }
+    if text.contains("alias ") || text.contains("printf -v ") {
+        builtin_definitions(text, &mut defs);
+    }
     let mut count = 0;
     let mut current = text.to_string();
     let mut any = false;
+    if let Some(next) = aliases(&current, &defs, &mut count) {
+        current = next;
+        any = true;
+    }
     for _ in 0..3 {
         match round(&current, &defs, &mut count) {
             Some(next) => {

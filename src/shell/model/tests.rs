@@ -192,3 +192,138 @@ fn limits_fail_closed_with_their_name() {
     assert_eq!(lines(&long), ["exceeds-limit limit=length"]);
     assert!(lines("ls -la && cargo test").is_empty());
 }
+
+#[test]
+fn parallel_script_and_git_shell_aliases_run_their_commands() {
+    assert!(has(
+        "parallel rm -rf ::: /usr /etc",
+        "deletes class=system recursive=true via=rm path=/etc"
+    ));
+    assert!(has(
+        "parallel rm -rf {} ::: ~",
+        "deletes class=home recursive=true"
+    ));
+    assert!(has(
+        "echo / | parallel rm -rf",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has("parallel ::: 'rm -rf /'", "deletes class=root"));
+    assert!(has(
+        "parallel git reset --hard ::: x",
+        "discards-git-work scope=worktree"
+    ));
+    assert!(has("script -qc 'rm -rf /' /dev/null", "deletes class=root"));
+    assert!(has("git -c alias.w='!rm -rf /' w", "deletes class=root"));
+    // The command runs once per argument with the argument, nothing else.
+    assert!(!has("parallel rm -rf {} ::: build", "class=root"));
+    assert!(!has("parallel rm -rf {} ::: build", "class=project-root"));
+    assert!(!has("git -c alias.w='!rm -rf /' status", "deletes"));
+    assert!(!has("script -q log.txt", "deletes"));
+}
+
+#[test]
+fn loops_arrays_and_defaults_are_followed() {
+    assert!(has(
+        "for d in / ; do rm -rf \"$d\"; done",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "for d in build /usr; do rm -rf \"$d\"; done",
+        "path=/usr"
+    ));
+    assert!(has(
+        "a=(rm -rf /); \"${a[@]}\"",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has("a=(/usr /etc); rm -rf ${a[1]}", "path=/etc"));
+    assert!(has("${X:-rm} -rf /", "deletes class=root recursive=true"));
+    assert!(has("${RM:=rm} -rf ~", "deletes class=home recursive=true"));
+    assert!(has("rm -rf $TMPDIR/../..", "deletes class=root"));
+    assert!(!has("rm -rf $TMPDIR/scratch", "class=root"));
+    assert!(!has(
+        "for f in a.txt b.txt; do rm \"$f\"; done",
+        "recursive=true"
+    ));
+}
+
+#[test]
+fn unfiltered_find_feeds_xargs_its_roots_and_worktree_remove_force_discards() {
+    assert!(has(
+        "find . -print0 | xargs -0 rm -rf",
+        "deletes class=project-root recursive=true"
+    ));
+    assert!(has("find /usr | xargs rm -rf", "deletes class=system"));
+    assert!(!has(
+        "find . -name '*.o' -print0 | xargs -0 rm -f",
+        "class=project-root"
+    ));
+    assert!(has(
+        "git worktree remove --force ../wt",
+        "discards-git-work scope=worktree"
+    ));
+    assert!(has(
+        "git worktree remove -f ../wt",
+        "discards-git-work scope=worktree"
+    ));
+    assert!(!has("git worktree remove ../wt", "discards-git-work"));
+    assert!(has(
+        "shred -u ~/.ssh/id_rsa",
+        "overwrites class=home via=shred"
+    ));
+    assert!(has(
+        "find / -name '*.log' -delete",
+        "deletes class=root recursive=filtered"
+    ));
+}
+
+#[test]
+fn the_wrapper_limit_counts_wrappers_peeled_not_words_of_data() {
+    let peeled = format!("{}rm -rf /", "timeout 1 ".repeat(70));
+    assert!(has(&peeled, "exceeds-limit limit=wrappers"));
+    let data = format!("echo {}", "env ".repeat(70));
+    assert!(!has(&data, "exceeds-limit"), "{:?}", lines(&data));
+    let message = format!("git commit -m '{}'", "time ".repeat(70));
+    assert!(!has(&message, "exceeds-limit"));
+    let few = format!("{}ls", "nice ".repeat(10));
+    assert!(!has(&few, "exceeds-limit"));
+}
+
+#[test]
+fn aliases_ifs_printf_v_positional_parameters_and_ssh_are_followed() {
+    assert!(has(
+        "alias x='rm -rf /'; x",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "IFS=,; c=\"rm,-rf,/\"; $c",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "printf -v c 'rm -rf /'; $c",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "sh -c \"$1\" _ 'rm -rf /'",
+        "deletes class=root recursive=true"
+    ));
+    assert!(has(
+        "bash -c 'rm -rf \"$@\"' _ ~",
+        "deletes class=home recursive=true"
+    ));
+    assert!(has(
+        "ssh -p 2222 deploy@h rm -rf ~",
+        "deletes class=home recursive=true"
+    ));
+    assert!(has("rm -rf /$EMPTY", "deletes class=root"));
+    assert!(has("rm -rf \"$HOME/${DIR}\"", "deletes class=home"));
+    assert!(!has("alias ll='ls -la'; ll", "deletes"));
+    assert!(
+        !has("alias x='rm -rf /'", "class=root"),
+        "{:?}",
+        lines("alias x='rm -rf /'")
+    );
+    assert!(!has("sh -c 'echo \"$1\"' _ 'rm -rf /'", "deletes"));
+    assert!(!has("ssh host uptime", "deletes"));
+    assert!(!has("rm -rf ./$BUILD_DIR", "class=project-root"));
+    assert!(!has("rm -rf /tmp/$JOB", "class=root"));
+}
