@@ -214,7 +214,20 @@ impl Outcome {
                 self.commands[Step::Deny as usize]
             ),
         };
-        assert_eq!(saw.text.trim_end(), expected, "{}", self.what());
+        // The model also gets the allow-once code a person could grant (its sentence is
+        // checked for form, then taken out to compare the rest exactly).
+        assert!(
+            saw.text.contains(crate::common::ALLOW_ONCE_START),
+            "{}: no allow-once code in {:?}",
+            self.what(),
+            saw.text
+        );
+        assert_eq!(
+            crate::common::strip_allow_once(saw.text.trim_end()),
+            expected,
+            "{}",
+            self.what()
+        );
         assert_eq!(
             self.audited_decision(Step::Deny),
             (
