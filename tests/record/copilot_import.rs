@@ -218,3 +218,25 @@ fn copilot_format_can_be_forced_on_a_renamed_log() {
     assert_eq!(json(&out)["new_calls"], 7);
     assert_eq!(row(&env, "toolu_01").host, "copilot-cli");
 }
+
+#[test]
+fn a_call_a_copilot_hook_denied_is_denied_not_a_failure() {
+    let env = Env::new();
+    let s = import(&env, &[fixture("copilot-denied")]);
+    assert_eq!(
+        (s["calls"].as_i64(), s["denied"].as_i64()),
+        (Some(2), Some(2)),
+        "{s:#}"
+    );
+    assert_eq!(s["failures"], 0);
+    let denied = row(&env, "toolu_deny00");
+    assert_eq!((denied.status.as_str(), denied.exit_code), ("denied", None));
+    assert!(
+        denied
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("Denied by preToolUse hook")),
+        "{:?}",
+        denied.error
+    );
+}

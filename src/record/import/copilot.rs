@@ -9,12 +9,13 @@
 //!   calls the model asked for;
 //! - `tool.execution_start`: `data.toolCallId`, `toolName`, `arguments`: the call began;
 //! - `tool.execution_complete`: `data.toolCallId`, `success`, `result.content`,
-//!   `error.message`, and for the shell tool `shellExecution.exitCode`.
+//!   `error.message` and `error.code`, and for the shell tool `shellExecution.exitCode`.
 //!
 //! Outcome: the shell tool reports `success: true` for a command that exited non-zero, so
 //! the exit code decides (`classify::from_exit_code`, then the one outcome model when the
-//! row is written); `success: false` is a failure with the error's text (`denied` when the
-//! text is a refusal, see `classify::failed`). A call with no `tool.execution_complete` (the
+//! row is written); `success: false` is a failure with the error's text, `denied` when its
+//! `error.code` is `denied` (a preToolUse hook's deny, "Denied by preToolUse hook: …", as
+//! measured) or its text is a refusal (`classify::failed`). A call with no `tool.execution_complete` (the
 //! session ended first) stays pending. Every other event (usage records, turn markers, the
 //! system prompt) is skipped.
 
@@ -86,9 +87,15 @@ fn settle(call: &mut Call, data: &Map<String, Value>) {
         .and_then(|s| s.get("exitCode"))
         .and_then(Value::as_i64);
     let succeeded = data.get("success").and_then(Value::as_bool).unwrap_or(true);
+    let code = data
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str);
     call.status = if succeeded {
         call.exit_code
             .map_or(Status::Success, classify::from_exit_code)
+    } else if code == Some("denied") {
+        Status::Denied
     } else {
         classify::failed(false, &text)
     };
@@ -256,8 +263,11 @@ mod tests {
         assert_eq!((call.status, call.exit_code), (Status::Failure, None));
         assert_eq!(call.error.as_deref(), Some("Path does not exist"));
         let call = settled(&json!({"success": false,
-            "error": {"message": "The user rejected this tool call.", "code": "denied"}}));
+            "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}));
         assert_eq!(call.status, Status::Denied);
+        let call = settled(&json!({"success": false,
+            "error": {"message": "The user rejected this tool call.", "code": "failure"}}));
+        assert_eq!(call.status, Status::Denied, "a refusal by its text");
         let call = settled(&json!({"success": true, "result": {"content": "Created file"}}));
         assert_eq!(call.status, Status::Success);
     }
