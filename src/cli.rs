@@ -320,6 +320,8 @@ pub(crate) enum ImportFormat {
     Codex,
     /// Gemini CLI session log (`~/.gemini/tmp/*/chats/session-*.jsonl`).
     Gemini,
+    /// GitHub Copilot CLI session log (`~/.copilot/session-state/*/events.jsonl`).
+    Copilot,
     /// callusguard JSONL trace (`ts, tool_name, tool_input, status, error`).
     Trace,
 }

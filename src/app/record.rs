@@ -13,6 +13,7 @@ pub(super) fn import(home: &Home, args: &ImportArgs) -> Result<Exit> {
         ImportFormat::Claude => Some(Format::Claude),
         ImportFormat::Codex => Some(Format::Codex),
         ImportFormat::Gemini => Some(Format::Gemini),
+        ImportFormat::Copilot => Some(Format::Copilot),
         ImportFormat::Trace => Some(Format::Trace),
     };
     crate::record::import::run(

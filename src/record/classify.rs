@@ -73,6 +73,8 @@ const REFUSALS: &[&str] = &[
     "pretooluse:",
     "hook error:",
     "command blocked by pretooluse hook",
+    // Copilot CLI 1.0.102: "Denied by preToolUse hook: <reason>".
+    "denied by pretooluse hook",
     "blocked by hook",
     // callus's own guard.
     "callus denied this call",

@@ -69,7 +69,8 @@ pub(crate) fn summary<'a>(tool: &str, input: &'a Value) -> Option<Cow<'a, str>> 
         return Some(Cow::Owned(ranged));
     }
     let found = match tool {
-        "Write" | "Edit" | "MultiEdit" | "Read" => text("file_path"),
+        // Copilot CLI's `create`/`edit`/`view` name the file `path`.
+        "Write" | "Edit" | "MultiEdit" | "Read" => text("file_path").or_else(|| text("path")),
         "NotebookEdit" | "NotebookRead" => text("notebook_path"),
         "WebFetch" => text("url"),
         "WebSearch" => text("query"),
@@ -183,6 +184,12 @@ mod tests {
     fn other_tools_are_summarised_without_contents() {
         let v = json!({"file_path": "/a/b.rs", "content": "SECRET BODY"});
         assert_eq!(summary("Write", &v).unwrap(), "/a/b.rs");
+        let v = json!({"path": "/a/b.rs", "file_text": "SECRET BODY"});
+        assert_eq!(
+            summary("Write", &v).unwrap(),
+            "/a/b.rs",
+            "Copilot CLI's create"
+        );
         let v = json!({"url": "https://x.dev/a", "prompt": "p"});
         assert_eq!(summary("WebFetch", &v).unwrap(), "https://x.dev/a");
         let v = json!({"pattern": "fn main", "path": "src"});

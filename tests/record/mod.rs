@@ -6,6 +6,7 @@
 
 mod answer_codes;
 mod busy;
+mod copilot_import;
 mod digest;
 mod first_hour;
 mod hook;

@@ -3,7 +3,8 @@
 //! Paths are files or directories (searched recursively for `*.jsonl`). Each file's format
 //! is detected from its first lines (or forced with `--format`): a Claude Code transcript
 //! (`claude`), a Codex rollout of any of the three generations in circulation (`codex`),
-//! a Gemini CLI session log (`gemini`), or a callusguard JSONL trace (`trace`).
+//! a Gemini CLI session log (`gemini`), a GitHub Copilot CLI session log (`copilot`), or a
+//! callusguard JSONL trace (`trace`).
 //!
 //! Guarantees:
 //! - Idempotent: rows are keyed by `tool_use_id` (traces without one get a stable id from the
@@ -18,6 +19,7 @@
 
 mod claude;
 mod codex;
+mod copilot;
 mod gemini;
 mod places;
 mod trace;
@@ -63,6 +65,8 @@ pub(crate) enum Format {
     Codex,
     /// Gemini CLI session log.
     Gemini,
+    /// GitHub Copilot CLI session log (`events.jsonl`).
+    Copilot,
     /// callusguard JSONL trace.
     Trace,
 }
@@ -73,6 +77,7 @@ impl Format {
             Format::Claude => "claude",
             Format::Codex => "codex",
             Format::Gemini => "gemini",
+            Format::Copilot => "copilot",
             Format::Trace => "trace",
         }
     }
@@ -272,6 +277,7 @@ fn import_file(
         Format::Claude => claude::import(path, &mut sink)?,
         Format::Codex => codex::import(path, &mut sink)?,
         Format::Gemini => gemini::import(path, &mut sink)?,
+        Format::Copilot => copilot::import(path, &mut sink)?,
         Format::Trace => trace::import(path, &mut sink)?,
     }
     let calls = sink.calls;
@@ -360,6 +366,10 @@ fn detect_line(obj: &serde_json::Map<String, Value>) -> Option<Format> {
     // A hook payload (what `callus record` reads on stdin) is not a history line.
     if obj.contains_key("hook_event_name") {
         return None;
+    }
+    // Copilot CLI's events nest their ids under `data`: no other format's line claims them.
+    if copilot::claims(obj) {
+        return Some(Format::Copilot);
     }
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
     let codex_kinds = [

@@ -1,0 +1,289 @@
+//! GitHub Copilot CLI session logs (`~/.copilot/session-state/<session id>/events.jsonl`,
+//! under `$COPILOT_HOME` when that is set), as 1.0.102 writes them: one event a line,
+//! `{"type", "data", "id", "timestamp", "parentId"}`.
+//!
+//! The events read (measured on a real 1.0.102 log, `tests/fixtures/record/copilot`):
+//! - `session.start`: `data.sessionId`, `data.startTime`, `data.context.cwd`;
+//! - `user.message`: a prompt;
+//! - `assistant.message`: `data.toolRequests[]` (`toolCallId`, `name`, `arguments`), the
+//!   calls the model asked for;
+//! - `tool.execution_start`: `data.toolCallId`, `toolName`, `arguments`: the call began;
+//! - `tool.execution_complete`: `data.toolCallId`, `success`, `result.content`,
+//!   `error.message` and `error.code`, and for the shell tool `shellExecution.exitCode`.
+//!
+//! Outcome: the shell tool reports `success: true` for a command that exited non-zero, so
+//! the exit code decides (`classify::from_exit_code`, then the one outcome model when the
+//! row is written); `success: false` is a failure with the error's text, `denied` when its
+//! `error.code` is `denied` (a preToolUse hook's deny, "Denied by preToolUse hook: …", as
+//! measured) or its text is a refusal (`classify::failed`). A call with no `tool.execution_complete` (the
+//! session ended first) stays pending. Every other event (usage records, turn markers, the
+//! system prompt) is skipped.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{Sink, timestamp_ms};
+use crate::Result;
+use crate::host::Host;
+use crate::record::classify::{self, Status};
+use crate::record::rows::{self, Call, Session};
+
+/// `source` of the rows this importer writes.
+const SOURCE: &str = "copilot-session";
+
+/// Whether an event line is Copilot CLI's: its session start (`copilotVersion`,
+/// `producer: copilot-agent`) or a tool execution event with its `toolCallId`.
+pub(crate) fn claims(obj: &Map<String, Value>) -> bool {
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    let Some(data) = obj.get("data").and_then(Value::as_object) else {
+        return false;
+    };
+    match kind {
+        "session.start" => {
+            data.contains_key("copilotVersion")
+                || data.get("producer").and_then(Value::as_str) == Some("copilot-agent")
+        }
+        "tool.execution_start" | "tool.execution_complete" => data.contains_key("toolCallId"),
+        _ => false,
+    }
+}
+
+/// A call seen requested or started, not yet complete.
+struct Open {
+    name: String,
+    input: Value,
+    started: Option<i64>,
+}
+
+/// The text a completed call reports: its error's message or its result's content, less
+/// the shell tool's `<shellId: N completed with exit code N>` trailer (host boilerplate
+/// whose shell number would split one failure into many signatures).
+fn reported_text(data: &Map<String, Value>) -> String {
+    let message = data
+        .get("error")
+        .and_then(|e| e.get("message").or(Some(e)))
+        .filter(|v| !v.is_null());
+    let content = data.get("result").and_then(|r| r.get("content"));
+    let text = match message.or(content) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => rows::value_text(v).into_owned(),
+        None => String::new(),
+    };
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("<shellId:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_end()
+        .to_string()
+}
+
+/// Settle `call` from its `tool.execution_complete` data.
+fn settle(call: &mut Call, data: &Map<String, Value>) {
+    let text = reported_text(data);
+    call.exit_code = data
+        .get("shellExecution")
+        .and_then(|s| s.get("exitCode"))
+        .and_then(Value::as_i64);
+    let succeeded = data.get("success").and_then(Value::as_bool).unwrap_or(true);
+    let code = data
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str);
+    call.status = if succeeded {
+        call.exit_code
+            .map_or(Status::Success, classify::from_exit_code)
+    } else if code == Some("denied") {
+        Status::Denied
+    } else {
+        classify::failed(false, &text)
+    };
+    if call.status == Status::Success {
+        call.output = (!text.is_empty()).then_some(text);
+    } else {
+        call.error = Some(text);
+    }
+}
+
+/// Import one session log.
+pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let mut session = Session {
+        host: Host::Copilot.slug(),
+        ..Session::default()
+    };
+    // toolCallId → the call as requested/started; first-seen order for the pending rest.
+    let mut open: HashMap<String, Open> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    sink.lines(path, |sink, _, line| {
+        let ts = timestamp_ms(line.get("timestamp"));
+        session.saw(ts);
+        let empty = Map::new();
+        let data = line
+            .get("data")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let text = |k: &str| {
+            data.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        match line.get("type").and_then(Value::as_str).unwrap_or("") {
+            "session.start" => {
+                if let Some(id) = text("sessionId") {
+                    session.id = id.to_string();
+                }
+                session.saw(timestamp_ms(data.get("startTime")));
+                if let Some(cwd) = data
+                    .get("context")
+                    .and_then(|c| c.get("cwd"))
+                    .and_then(Value::as_str)
+                {
+                    session.cwd = Some(cwd.to_string());
+                }
+            }
+            "user.message" => {
+                session.prompts += 1;
+                session.last_prompt_ms = session.last_prompt_ms.max(ts);
+            }
+            "assistant.message" => {
+                for req in data
+                    .get("toolRequests")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let Some(id) = req.get("toolCallId").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if !open.contains_key(id) {
+                        order.push(id.to_string());
+                        open.insert(
+                            id.to_string(),
+                            Open {
+                                name: str_of(req, "name"),
+                                input: req.get("arguments").cloned().unwrap_or(Value::Null),
+                                started: ts,
+                            },
+                        );
+                    }
+                }
+            }
+            "tool.execution_start" => {
+                if let Some(id) = text("toolCallId") {
+                    if !open.contains_key(id) {
+                        order.push(id.to_string());
+                    }
+                    let entry = open.entry(id.to_string()).or_insert(Open {
+                        name: String::new(),
+                        input: Value::Null,
+                        started: None,
+                    });
+                    if let Some(name) = text("toolName") {
+                        entry.name = name.to_string();
+                    }
+                    if let Some(args) = data.get("arguments").filter(|a| !a.is_null()) {
+                        entry.input = args.clone();
+                    }
+                    entry.started = ts.or(entry.started);
+                }
+            }
+            "tool.execution_complete" => {
+                if let Some(id) = text("toolCallId") {
+                    let Some(started) = open.remove(id) else {
+                        sink.unpaired();
+                        return Ok(());
+                    };
+                    let mut call = new_call(id, started, &session);
+                    call.ended_ms = ts;
+                    call.duration_ms = call
+                        .started_ms
+                        .zip(call.ended_ms)
+                        .map(|(s, e)| (e - s).max(0));
+                    settle(&mut call, data);
+                    sink.call(&call)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    for id in order {
+        if let Some(started) = open.remove(&id) {
+            sink.call(&new_call(&id, started, &session))?;
+        }
+    }
+    sink.session(&session)
+}
+
+fn str_of(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A pending call with what the log said of it so far.
+fn new_call(id: &str, open: Open, session: &Session) -> Call {
+    let tool = Host::Copilot.canonical_tool(&open.name);
+    let mut call = Call::new(id, Host::Copilot.slug(), SOURCE, tool, open.input);
+    call.session_id = (!session.id.is_empty()).then(|| session.id.clone());
+    call.cwd.clone_from(&session.cwd);
+    call.started_ms = open.started;
+    call
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn settled(data: &Value) -> Call {
+        let mut call = Call::new("c", "copilot-cli", SOURCE, "Bash", Value::Null);
+        settle(&mut call, data.as_object().unwrap());
+        call
+    }
+
+    #[test]
+    fn a_shell_call_that_exits_non_zero_is_a_failure_despite_success_true() {
+        let call = settled(&json!({"success": true, "shellExecution": {"exitCode": 2},
+            "result": {"content": "ls: cannot access 'x'\n<shellId: 1 completed with exit code 2>"}}));
+        assert_eq!((call.status, call.exit_code), (Status::Failure, Some(2)));
+        assert_eq!(call.error.as_deref(), Some("ls: cannot access 'x'"));
+        let call = settled(&json!({"success": true, "shellExecution": {"exitCode": 0},
+            "result": {"content": "hello\n<shellId: 0 completed with exit code 0>"}}));
+        assert_eq!((call.status, call.exit_code), (Status::Success, Some(0)));
+        assert_eq!(call.output.as_deref(), Some("hello"));
+    }
+
+    #[test]
+    fn a_tool_that_reports_no_success_is_a_failure_or_a_refusal() {
+        let call = settled(&json!({"success": false,
+            "error": {"message": "Path does not exist", "code": "failure"}}));
+        assert_eq!((call.status, call.exit_code), (Status::Failure, None));
+        assert_eq!(call.error.as_deref(), Some("Path does not exist"));
+        let call = settled(&json!({"success": false,
+            "error": {"message": "Denied by preToolUse hook: no", "code": "denied"}}));
+        assert_eq!(call.status, Status::Denied);
+        let call = settled(&json!({"success": false,
+            "error": {"message": "The user rejected this tool call.", "code": "failure"}}));
+        assert_eq!(call.status, Status::Denied, "a refusal by its text");
+        let call = settled(&json!({"success": true, "result": {"content": "Created file"}}));
+        assert_eq!(call.status, Status::Success);
+    }
+
+    #[test]
+    fn only_copilot_events_are_claimed() {
+        let obj = |v: Value| v.as_object().unwrap().clone();
+        assert!(claims(&obj(json!({"type": "session.start",
+            "data": {"sessionId": "s", "copilotVersion": "1.0.102"}}))));
+        assert!(claims(&obj(json!({"type": "tool.execution_complete",
+            "data": {"toolCallId": "toolu_1", "success": true}}))));
+        assert!(!claims(&obj(
+            json!({"type": "user", "sessionId": "s", "uuid": "u"})
+        )));
+        assert!(!claims(&obj(
+            json!({"type": "session.start", "data": {"sessionId": "s"}})
+        )));
+    }
+}
