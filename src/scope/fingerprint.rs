@@ -146,7 +146,8 @@ fn fingerprint((path, rel): &Found) -> Option<(String, Entry)> {
 
 /// SHA-256 of a file's bytes; `None` when it cannot be read (compared by size/mtime then).
 fn hash_file(path: &Path, len: u64) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
+    // A FIFO or device in the tree is refused at once, not read (never a hang).
+    let mut file = crate::untrusted::open_regular(path).ok()?;
     let mut buf = Vec::with_capacity(len as usize + 1);
     file.by_ref()
         .take(MAX_HASH_BYTES + 1)

@@ -119,7 +119,7 @@ impl Run {
     /// The stored baseline.
     pub(crate) fn baseline(&self) -> Result<Baseline> {
         let path = self.dir.join(BASELINE);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let bytes = read_bytes(&path).map_err(|e| Error::io(&path, e))?;
         serde_json::from_slice(&bytes).map_err(|e| Error::json(path.display().to_string(), e))
     }
 
@@ -138,17 +138,15 @@ impl Run {
         let mut line =
             serde_json::to_vec(obs).map_err(|e| Error::json(path.display().to_string(), e))?;
         line.push(b'\n');
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
+        let mut file = crate::untrusted::open_append(&path).map_err(|e| Error::io(&path, e))?;
         file.write_all(&line).map_err(|e| Error::io(&path, e))
     }
 
     /// Every readable observation, in order (a torn line is skipped: attribution only).
     pub(crate) fn observations(&self) -> Vec<Observation> {
-        std::fs::read_to_string(self.dir.join(OBSERVED))
+        read_bytes(&self.dir.join(OBSERVED))
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
@@ -177,7 +175,7 @@ impl Run {
 
     /// The hook's bookkeeping (default when absent or unreadable).
     pub(crate) fn gate(&self) -> Gate {
-        std::fs::read(self.dir.join(GATE))
+        read_bytes(&self.dir.join(GATE))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default()
@@ -239,8 +237,28 @@ pub(crate) fn active(home: &Home, cwd: &Path, session: &str) -> Result<Option<(R
     Ok(best)
 }
 
+/// Largest state file read (a baseline of a huge tree stays far below it).
+const STATE_CAP: u64 = 256 << 20;
+
+/// The bytes of a state file, read as an untrusted one: the agent can write this
+/// directory too, so a FIFO or device in a file's place is refused at once (never a hang)
+/// and a file past [`STATE_CAP`] is refused.
+fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let file = crate::untrusted::open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(STATE_CAP + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > STATE_CAP {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("over the {STATE_CAP}-byte cap"),
+        ));
+    }
+    Ok(bytes)
+}
+
 fn read_json(path: &Path) -> Result<Value> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = read_bytes(path).map_err(|e| Error::io(path, e))?;
     serde_json::from_slice(&bytes).map_err(|e| Error::json(path.display().to_string(), e))
 }
 

@@ -155,3 +155,33 @@ fn a_fifo_where_a_hook_keeps_its_own_files_never_hangs_it() {
         Some(0)
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_scope_runs_state_never_hangs_the_scope_hook() {
+    // The agent can write `$CALLUS_HOME/scope/<run>/` as the same user: a FIFO in place of
+    // the hook's bookkeeping or its observation log must be refused at once.
+    for file in ["gate.json", "observed.jsonl", "declaration.json"] {
+        let mut env = Env::new();
+        let declared = env.run(
+            &[
+                "scope", "declare", "--run-id", "fifo-run", "--create", "docs/**",
+            ],
+            b"",
+        );
+        assert_eq!(declared.status.code(), Some(0), "{file}: declare");
+        let path = env.home_path().join("scope/fifo-run").join(file);
+        let _ = std::fs::remove_file(&path);
+        fifo(&path);
+        env.var("CALLUS_SCOPE_RUN", "fifo-run");
+        let write = json!({"session_id": "s-scope", "prompt_id": "p", "hook_event_name": "PreToolUse",
+                           "cwd": env.repo_path(), "tool_name": "Write", "tool_use_id": "t",
+                           "tool_input": {"file_path": env.repo_path().join("src/x.py"), "content": "x"}});
+        let stop =
+            json!({"session_id": "s-scope", "hook_event_name": "Stop", "cwd": env.repo_path()});
+        for event in [write, stop] {
+            let code = hook_within(&env, &["scope", "hook"], event.to_string().as_bytes());
+            assert!(matches!(code, Some(0 | 2)), "{file}: exit {code:?}");
+        }
+    }
+}
