@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use crate::host::{Host, codex_home, user_home};
+use crate::host::{Host, user_home};
 
 /// One known place: the host it belongs to and the directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,39 +23,25 @@ pub(crate) struct Place {
 }
 
 /// Every known place, in a fixed order, each once; whether it exists is for the caller.
+/// Each host's own history directory comes from the host table (`HostSpec::history_dir`,
+/// which honours `$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`, `$GEMINI_CLI_HOME`, `$COPILOT_HOME`).
 #[must_use]
 pub(crate) fn known() -> Vec<Place> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
+    let place = |host: &'static str, h: Host| Place {
+        host,
+        dir: (h.spec().history_dir)(),
     };
-    let mut places = Vec::new();
-    if let Some(dir) = env("CLAUDE_CONFIG_DIR") {
-        places.push(Place {
+    let mut places = vec![
+        place("claude", Host::ClaudeCode),
+        // A user who set `$CLAUDE_CONFIG_DIR` may have history in the default place too.
+        Place {
             host: "claude",
-            dir: dir.join("projects"),
-        });
-    }
-    places.push(Place {
-        host: "claude",
-        dir: user_home().join(".claude").join("projects"),
-    });
-    places.push(Place {
-        host: "codex",
-        dir: codex_home().join("sessions"),
-    });
-    places.push(Place {
-        host: "gemini",
-        dir: env("GEMINI_CLI_HOME")
-            .unwrap_or_else(user_home)
-            .join(".gemini")
-            .join("tmp"),
-    });
-    places.push(Place {
-        host: "copilot",
-        dir: (Host::Copilot.spec().history_dir)(),
-    });
+            dir: user_home().join(".claude").join("projects"),
+        },
+        place("codex", Host::Codex),
+        place("gemini", Host::Gemini),
+        place("copilot", Host::Copilot),
+    ];
     let mut seen = Vec::new();
     places.retain(|p| {
         let fresh = !seen.contains(&p.dir);
