@@ -654,9 +654,9 @@ pub(crate) enum SyncCommand {
     Status(SyncStatusArgs),
 }
 
-/// `callus sync init`.
+/// The team database argument every `sync` command takes.
 #[derive(Debug, Args)]
-pub(crate) struct SyncInitArgs {
+pub(crate) struct TeamDb {
     /// The team database, a `postgres://` or `postgresql://` URL.
     #[arg(
         long,
@@ -665,6 +665,13 @@ pub(crate) struct SyncInitArgs {
         hide_env_values = true
     )]
     pub db: String,
+}
+
+/// `callus sync init`.
+#[derive(Debug, Args)]
+pub(crate) struct SyncInitArgs {
+    #[command(flatten)]
+    pub team: TeamDb,
     /// Grant ROLE what a pushing member needs (repeatable).
     #[arg(long, value_name = "ROLE")]
     pub grant: Vec<String>,
@@ -676,14 +683,8 @@ pub(crate) struct SyncInitArgs {
 /// `callus sync status`.
 #[derive(Debug, Args)]
 pub(crate) struct SyncStatusArgs {
-    /// The team database, a `postgres://` or `postgresql://` URL.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "CALLUS_SYNC_DB",
-        hide_env_values = true
-    )]
-    pub db: String,
+    #[command(flatten)]
+    pub team: TeamDb,
     /// This machine's origin (default `user@hostname`).
     #[arg(long, value_name = "NAME")]
     pub origin: Option<String>,
@@ -695,14 +696,8 @@ pub(crate) struct SyncStatusArgs {
 /// `callus sync push`.
 #[derive(Debug, Args)]
 pub(crate) struct SyncPushArgs {
-    /// The team database, a `postgres://` or `postgresql://` URL.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "CALLUS_SYNC_DB",
-        hide_env_values = true
-    )]
-    pub db: String,
+    #[command(flatten)]
+    pub team: TeamDb,
     /// Who is pushing: tags every row, and keeps each origin's audit chain whole (default
     /// `user@hostname`; keep it stable, or the same rows arrive again under a new name).
     #[arg(long, value_name = "NAME")]

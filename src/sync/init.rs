@@ -18,7 +18,7 @@ use crate::{Error, Exit, Result};
 
 /// `callus sync init --db URL [--grant ROLE]… [--json]`.
 pub(crate) fn run(args: &SyncInitArgs) -> Result<Exit> {
-    let url = team_url(&args.db, "sync init")?;
+    let url = team_url(&args.team.db, "sync init")?;
     let mut grants = String::new();
     for role in &args.grant {
         let role = role.trim();

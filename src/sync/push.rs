@@ -80,7 +80,7 @@ pub(crate) struct Summary {
 
 /// `callus sync push --db URL [--origin NAME] [--json]`.
 pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
-    let url = team_url(&args.db, "sync push")?;
+    let url = team_url(&args.team.db, "sync push")?;
     let origin = origin::resolve(args.origin.as_deref())?;
     let path = home.db_path();
     let conn = crate::store::open_existing(&path)?.ok_or_else(|| {

@@ -69,7 +69,7 @@ fn pending(c: Counts) -> u64 {
 
 /// `callus sync status --db URL [--origin NAME] [--json]`.
 pub(crate) fn run(home: &Home, args: &SyncStatusArgs) -> Result<Exit> {
-    let url = team_url(&args.db, "sync status")?;
+    let url = team_url(&args.team.db, "sync status")?;
     let origin = super::origin::resolve(args.origin.as_deref())?;
     let (schema_version, origins) = team(&url)?;
     let path = home.db_path();
