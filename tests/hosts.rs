@@ -703,3 +703,38 @@ fn install_wires_pre_skill_shell_command_only_for_a_client_that_knows_it() {
         );
     }
 }
+
+#[test]
+fn a_peer_hosts_successful_shell_call_that_printed_a_known_error_is_masked() {
+    // `sudo … | head` exits 0 with sudo's error in its output: every host's post event
+    // keeps a successful shell call's output long enough for the masked-failure check.
+    for peer in PEERS {
+        let env = Env::new();
+        let mut post = peer.post(env.repo_path(), "sudo launchctl list | head -5", false);
+        let said = "sudo: a terminal is required to read the password; either use the -S option";
+        match peer {
+            Peer::Gemini => {
+                post["tool_response"] = json!({"llmContent": format!("Output: {said}"), "returnDisplay": said, "error": null});
+            }
+            Peer::Cursor => {
+                post["tool_output"] = json!(json!({"exitCode": 0, "stdout": said}).to_string())
+            }
+            Peer::Copilot => {
+                post["toolResult"] = json!({"resultType": "success", "textResultForLlm": said});
+            }
+        }
+        let o = env.run(&["record"], post.to_string().as_bytes());
+        assert_eq!(o.status.code(), Some(0), "{peer:?}: {}", stderr(&o));
+        let conn = rusqlite::Connection::open(env.db()).unwrap();
+        let (status, signature): (String, Option<String>) = conn
+            .query_row("SELECT status, signature FROM tool_calls", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(status, "success", "{peer:?}");
+        assert!(
+            signature.is_some_and(|s| s.contains("terminal is required")),
+            "{peer:?}: the masked error's signature is kept"
+        );
+    }
+}

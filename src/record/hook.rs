@@ -195,6 +195,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
         let failed = kind == Event::PostToolUseFailure;
         if let Some(text) = super::peer_outcome::settle(host, event, failed, &mut call) {
             call.ended_ms = Some(now);
+            keep_shell_output(&mut call, &text);
             return Some(Observed {
                 call,
                 result_text: Some(text),
@@ -246,15 +247,20 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 // Settled by `peer_outcome` above.
                 Host::Gemini | Host::Cursor | Host::Copilot => {}
             }
-            // Only a shell call's output can mask a failure (`rows::masked_error`): don't copy
-            // a Read's whole file on every successful call.
-            if call.status == Status::Success && super::shape::is_shell_tool(&call.tool) {
-                call.output = Some(text.clone());
-            }
+            keep_shell_output(&mut call, &text);
             result_text = Some(text);
         }
     }
     Some(Observed { call, result_text })
+}
+
+/// Keep a successful shell call's output, for the masked-failure check
+/// (`rows::masked_error`), whatever the host. Only a shell call's output can mask a
+/// failure: a Read's whole file is not copied on every successful call.
+fn keep_shell_output(call: &mut Call, text: &str) {
+    if call.status == Status::Success && super::shape::is_shell_tool(&call.tool) {
+        call.output = Some(text.to_string());
+    }
 }
 
 /// A tool response as text: Bash `stdout` + `stderr`, a string as is, else compact JSON.

@@ -59,7 +59,12 @@ fn gemini(event: &HookEvent, call: &mut Call) -> String {
     if call.status != Status::Success {
         call.error = Some(error.map_or_else(|| text.clone(), |e| format!("{e}\n{text}")));
     }
-    text
+    // The shell tool labels what the command printed `Output: `; without the label its
+    // first line reads as the program's own (the masked-failure check needs `prog: …`).
+    match text.strip_prefix("Output: ") {
+        Some(printed) => printed.to_string(),
+        None => text,
+    }
 }
 
 fn cursor(event: &HookEvent, failed: bool, call: &mut Call) -> String {
