@@ -717,7 +717,7 @@ fn a_peer_hosts_successful_shell_call_that_printed_a_known_error_is_masked() {
                 post["tool_response"] = json!({"llmContent": format!("Output: {said}"), "returnDisplay": said, "error": null});
             }
             Peer::Cursor => {
-                post["tool_output"] = json!(json!({"exitCode": 0, "stdout": said}).to_string())
+                post["tool_output"] = json!(json!({"exitCode": 0, "stdout": said}).to_string());
             }
             Peer::Copilot => {
                 post["toolResult"] = json!({"resultType": "success", "textResultForLlm": said});
