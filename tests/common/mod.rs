@@ -150,7 +150,15 @@ pub(crate) fn guard_decision(env: &Env, tool: &str, input: &serde_json::Value) -
     let out = env.run(&["guard"], payload.to_string().as_bytes());
     match out.status.code() {
         Some(2) => "block".into(),
-        Some(0) if out.stdout.is_empty() => "allow".into(),
+        // A silent allow, not an internal error failing open (that says so on stderr).
+        Some(0) if out.stdout.is_empty() => {
+            assert!(
+                out.stderr.is_empty(),
+                "guard allowed {input} with something on stderr: {}",
+                stderr(&out)
+            );
+            "allow".into()
+        }
         Some(0) => {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout)
                 .unwrap_or_else(|e| panic!("guard printed non-JSON ({e}): {}", stdout(&out)));

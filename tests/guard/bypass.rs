@@ -181,7 +181,9 @@ fn a_fifo_in_a_scope_runs_state_never_hangs_the_scope_hook() {
             json!({"session_id": "s-scope", "hook_event_name": "Stop", "cwd": env.repo_path()});
         for event in [write, stop] {
             let code = hook_within(&env, &["scope", "hook"], event.to_string().as_bytes());
-            assert!(matches!(code, Some(0 | 2)), "{file}: exit {code:?}");
+            // Answered at once, under the default fail policy (open: an unreadable state file
+            // is the hook's internal error, not a verdict).
+            assert_eq!(code, Some(0), "{file}: {}", event["hook_event_name"]);
         }
     }
 }

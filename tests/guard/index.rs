@@ -105,11 +105,12 @@ fn a_forged_layer_index_switches_no_rule_off() {
     env.write_home("rules.json", RULES);
     assert_eq!(decide(&env, "zork").1, zork_denied());
     assert_eq!(decide(&env, "rm -rf /").0, Some(2));
-    // Forge every index the guard wrote (earlier versions wrote one per layer), and plant
-    // one more in the same format.
+    // Plant an index in the format earlier versions wrote (one per layer) and trusted.
     let cache = env.home_path().join("cache");
-    std::fs::create_dir_all(&cache).unwrap();
     let mut files = indexes(&env);
+    // The guard keeps no on-disk index any more: nothing it would trust is there to forge.
+    assert!(files.is_empty(), "the guard wrote an index: {files:?}");
+    std::fs::create_dir_all(&cache).unwrap();
     files.push(cache.join("layer-57bfa9b5af16d94c-93b4a33d.idx"));
     for file in &files {
         let old = std::fs::read(file).unwrap_or_default();
