@@ -15,7 +15,7 @@
 //! so the stored text and digest are what they would have been), and deletes it; a replay
 //! that fails puts the file back for the next writer. A merge takes at most
 //! [`MERGE_BATCH`] files, so one hook call stays short; a claim left by a process that
-//! died is taken over after [`STALE_CLAIM`], and its half-written temporary file removed.
+//! died is taken over after `store::spool_files::STALE_CLAIM`, and its half-written temporary file removed.
 //! A spool past [`SPOOL_CAP`] files takes no more
 //! (the error log says so): the disk is not filled behind a store that never comes back.
 //! Spooling because the store was busy is expected under load and is not logged; spooling
@@ -23,9 +23,11 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use rusqlite::Connection;
+
+use crate::store::spool_files::{self, Replayed};
 use serde_json::{Value, json};
 
 use crate::config::Home;
@@ -38,10 +40,6 @@ pub(crate) const MERGE_BATCH: usize = 500;
 pub(crate) const SPOOL_CAP: usize = 100_000;
 /// Most bytes one spooled event is read to (a hook payload is at most 16 MiB).
 const SPOOLED_CAP: u64 = 32 << 20;
-/// Age after which another process's claim is taken over.
-pub(crate) const STALE_CLAIM: Duration = Duration::from_secs(60);
-
-const CLAIM: &str = ".claim-";
 
 /// How a replayed event is stored: the recorder hook's own write, handed in so the spool
 /// does not import the hook that calls it.
@@ -88,53 +86,23 @@ pub(crate) fn keep(home: &Home, event: &HookEvent, now: i64) -> Result<PathBuf> 
 /// returned, since the caller's own event is already stored). Returns how many events were
 /// merged.
 pub(crate) fn merge(home: &Home, conn: &Connection, store: StoreEvent) -> usize {
-    let dir = dir(home);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0; // no spool: the common case, one failed syscall
-    };
-    let mut names: Vec<PathBuf> = Vec::new();
-    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-        if claimable(&path) {
-            names.push(path);
-        } else if abandoned_temp(&path) {
-            let _ = std::fs::remove_file(&path); // a spooler killed mid-write
-        }
-    }
-    if names.is_empty() {
-        // An empty spool goes, so the next call's check is one failed `read_dir` again.
-        let _ = std::fs::remove_dir(&dir);
-        return 0;
-    }
-    names.sort();
-    let mut merged = 0;
-    for path in names.into_iter().take(MERGE_BATCH) {
-        let claimed = claimed_name(&path);
-        if std::fs::rename(&path, &claimed).is_err() {
-            continue; // another writer took it
-        }
-        match replay(conn, &claimed, store) {
-            Ok(()) => {
-                let _ = std::fs::remove_file(&claimed);
-                merged += 1;
-            }
-            Err(Replay::Bad(why)) => {
-                crate::runtime::log_error(
-                    home,
-                    &format!("record: spooled event {} dropped: {why}", path.display()),
-                );
-                let _ = std::fs::remove_file(&claimed);
-            }
-            Err(Replay::Store(e)) => {
-                // Put it back for the next writer, and stop: the store is failing again.
-                let _ = std::fs::rename(&claimed, original_name(&claimed));
-                crate::runtime::log_error(home, &format!("record: spool merge: {e}"));
-                break;
-            }
-        }
-    }
-    // Fails, harmlessly, while anything is left in it.
-    let _ = std::fs::remove_dir(&dir);
-    merged
+    spool_files::drain(
+        &dir(home),
+        MERGE_BATCH,
+        |claimed| match replay(conn, claimed, store) {
+            Ok(()) => Replayed::Stored,
+            Err(Replay::Bad(why)) => Replayed::Bad(why),
+            Err(Replay::Store(e)) => Replayed::Retry(format!("record: spool merge: {e}")),
+        },
+        |problem| {
+            let problem = if problem.starts_with("record:") {
+                problem
+            } else {
+                format!("record: spooled event {problem}")
+            };
+            crate::runtime::log_error(home, &problem);
+        },
+    )
 }
 
 enum Replay {
@@ -162,55 +130,6 @@ fn replay(conn: &Connection, path: &Path, store: StoreEvent) -> std::result::Res
     let mut event = crate::host::wire::parse(&payload).map_err(|e| Replay::Bad(e.to_string()))?;
     event.host = host;
     store(conn, &event, now).map_err(Replay::Store)
-}
-
-/// A spooled event, or a claim old enough to be abandoned.
-fn claimable(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
-    if name.starts_with('.') {
-        return false; // still being written
-    }
-    if Path::new(name)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    {
-        return true;
-    }
-    name.contains(CLAIM) && older_than(path, STALE_CLAIM)
-}
-
-/// A temporary file of a spooler that died before renaming it into place.
-fn abandoned_temp(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(".tmp"))
-        && older_than(path, STALE_CLAIM)
-}
-
-fn older_than(path: &Path, age: Duration) -> bool {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|a| a > age)
-}
-
-fn claimed_name(path: &Path) -> PathBuf {
-    let original = original_name(path);
-    let mut name = original.into_os_string();
-    name.push(format!("{CLAIM}{}", std::process::id()));
-    PathBuf::from(name)
-}
-
-/// `X.json.claim-PID` → `X.json`.
-fn original_name(path: &Path) -> PathBuf {
-    let text = path.to_string_lossy();
-    match text.find(CLAIM) {
-        Some(at) => PathBuf::from(&text[..at]),
-        None => path.to_path_buf(),
-    }
 }
 
 /// The events waiting in the spool: how many, and the time (unix ms) of the oldest. Files
@@ -259,31 +178,6 @@ fn redact_strings(value: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn claims_round_trip_and_fresh_claims_are_left_alone() {
-        let tmp = tempfile::tempdir().unwrap();
-        let spooled = tmp.path().join("0000000000001-7-000000001.json");
-        std::fs::write(&spooled, "{}").unwrap();
-        let claimed = claimed_name(&spooled);
-        assert!(
-            claimed
-                .to_string_lossy()
-                .ends_with(&format!(".json{CLAIM}{}", std::process::id()))
-        );
-        assert_eq!(original_name(&claimed), spooled);
-        assert_eq!(claimed_name(&claimed), claimed);
-        assert!(claimable(&spooled));
-        std::fs::rename(&spooled, &claimed).unwrap();
-        assert!(!claimable(&claimed), "a fresh claim belongs to its process");
-        let half_written = tmp.path().join(".tmp-abc");
-        std::fs::write(&half_written, "{").unwrap();
-        assert!(!claimable(&half_written));
-        assert!(
-            !abandoned_temp(&half_written),
-            "a fresh temporary file is still being written"
-        );
-    }
 
     #[test]
     fn every_string_is_redacted() {

@@ -5,7 +5,8 @@
 //!
 //! Guarantees: a kept record is written whole and synced before the guard answers (the
 //! decision it states is never lost with the busy store); a merge appends each record once
-//! (a file is claimed by rename before it is appended, removed after); the spool is bounded
+//! (a file is claimed by rename before it is appended, removed after; a dead process's
+//! claim is taken over: `store::spool_files`); the spool is bounded
 //! ([`CAP`] records) and read with the untrusted-file rules (regular files only, size cap),
 //! so a FIFO or a huge file left there cannot hang or bloat a hook. The guard still applies
 //! its fail policy to a busy store (closed: the call is refused): spooling keeps the
@@ -23,6 +24,7 @@ use rusqlite::Connection;
 use crate::config::Home;
 use crate::error::{Error, Result};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::spool_files::{self, Replayed};
 
 /// Most records the spool holds; past it a record is dropped (and said so).
 pub(crate) const CAP: usize = 10_000;
@@ -30,7 +32,6 @@ pub(crate) const CAP: usize = 10_000;
 const MERGE_BATCH: usize = 256;
 /// Largest spooled record read back (a record is capped far below this).
 const RECORD_CAP: u64 = 256 << 10;
-const CLAIM: &str = ".claim-";
 
 /// The audit spool directory of `home`.
 #[must_use]
@@ -70,69 +71,31 @@ pub(crate) fn keep(home: &Home, record: &AuditRecord) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// How many records wait in the spool (0 when there is none).
+/// How many records wait in the spool, claimed ones included (0 when there is none).
 pub(crate) fn backlog(home: &Home) -> usize {
-    std::fs::read_dir(dir(home)).map_or(0, |entries| {
-        entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| is_record(p))
-            .count()
-    })
+    spool_files::waiting(&dir(home))
 }
 
-/// Append what the spool holds to the chain in `conn`, oldest first. Best effort: a file
-/// that is not a record is set aside as `*.bad` and logged by the caller through the
-/// returned problems; the caller's own record is appended after this either way. Returns
-/// (records appended, problems).
+/// Append what the spool holds to the chain in `conn`, oldest first (claims, takeover of
+/// a dead process's claim and removal of an emptied directory as in
+/// [`spool_files::drain`]). Best effort: a file that is not a record is dropped and
+/// reported in the returned problems; a busy store puts the record back. Returns (records
+/// appended, problems).
 pub(crate) fn merge(home: &Home, conn: &Connection) -> (usize, Vec<String>) {
-    let dir = dir(home);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return (0, Vec::new()); // no spool: the common case, one failed syscall
-    };
-    let mut names: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_record(p))
-        .collect();
-    if names.is_empty() {
-        let _ = std::fs::remove_dir(&dir); // only succeeds when nothing at all is left
-        return (0, Vec::new());
-    }
-    names.sort();
-    let mut appended = 0;
     let mut problems = Vec::new();
-    for path in names.into_iter().take(MERGE_BATCH) {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let claimed = path.with_file_name(format!("{CLAIM}{name}"));
-        if std::fs::rename(&path, &claimed).is_err() {
-            continue; // another guard call took it
-        }
-        match read_record(&claimed).and_then(|r| audit::append(conn, &r).map(|_| ())) {
-            Ok(()) => {
-                let _ = std::fs::remove_file(&claimed);
-                appended += 1;
-            }
-            Err(e) if crate::store::is_busy(&e) => {
-                // Busy again: put it back for the next call and stop here.
-                let _ = std::fs::rename(&claimed, &path);
-                break;
-            }
-            Err(e) => {
-                let _ = std::fs::rename(&claimed, path.with_extension("bad"));
-                problems.push(format!("audit spool {}: {e}", path.display()));
-            }
-        }
-    }
+    let appended = spool_files::drain(
+        &dir(home),
+        MERGE_BATCH,
+        |claimed| match read_record(claimed) {
+            Err(e) => Replayed::Bad(e.to_string()),
+            Ok(record) => match audit::append(conn, &record) {
+                Ok(_) => Replayed::Stored,
+                Err(e) => Replayed::Retry(format!("audit spool merge: {e}")),
+            },
+        },
+        |p| problems.push(format!("audit spool: {p}")),
+    );
     (appended, problems)
-}
-
-fn is_record(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
-        && path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| !n.starts_with(CLAIM) && !n.starts_with('.'))
 }
 
 fn read_record(path: &Path) -> Result<AuditRecord> {
@@ -192,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_is_no_record_is_set_aside_not_appended() {
+    fn a_file_that_is_no_record_is_dropped_and_reported_not_appended() {
         let tmp = tempfile::tempdir().unwrap();
         let home = Home::at(tmp.path());
         let conn = crate::store::open(&tmp.path().join("callus.db")).unwrap();
@@ -204,8 +167,8 @@ mod tests {
         .unwrap();
         let (n, problems) = merge(&home, &conn);
         assert_eq!((n, problems.len()), (0, 1));
+        assert!(problems[0].contains("not an audit record"), "{problems:?}");
         assert_eq!(backlog(&home), 0);
-        assert!(dir(&home).join("0000000000001-1-000000001.bad").exists());
         assert!(audit::tail(&conn, 10).unwrap().is_empty());
     }
 }

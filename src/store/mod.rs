@@ -19,6 +19,7 @@ pub(crate) mod audit_query;
 pub(crate) mod audit_spool;
 pub(crate) mod evidence;
 mod migrate;
+pub(crate) mod spool_files;
 
 use std::path::Path;
 use std::time::Duration;
