@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
 use crate::guard::{Verdict, agent_text, decide};
-use crate::output::print_json;
+use crate::output::{print_json, print_text};
 use crate::rules::LayerKind;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
 use crate::rules::layers::{LayerPaths, STARTER_JSON, active_layer_files, read_layer_text};
@@ -68,17 +68,20 @@ pub(super) fn check(home: &Home, args: &CheckArgs) -> Exit {
         }));
     } else {
         // Only a problem is shown: a valid configuration is the usual case.
+        let mut out = String::new();
         if !problems.is_empty() {
-            println!(
+            let _ = writeln!(
+                out,
                 "✗ config: fail {} (invalid configuration)",
                 config.policy.as_str()
             );
             for p in &problems {
-                println!("    error: {p}");
+                let _ = writeln!(out, "    error: {p}");
             }
         }
         for r in &reports {
-            let mut line = format!(
+            let _ = write!(
+                out,
                 "{} {}: {} rules",
                 if r.ok { "✓" } else { "✗" },
                 r.name,
@@ -86,28 +89,29 @@ pub(super) fn check(home: &Home, args: &CheckArgs) -> Exit {
             );
             if r.rules_with_examples > 0 {
                 let _ = write!(
-                    line,
+                    out,
                     ", {} example assertion(s) across {} rule(s)",
                     r.examples_passed, r.rules_with_examples
                 );
             }
-            println!("{line}");
+            out.push('\n');
             for e in &r.errors {
-                println!("    error: {e}");
+                let _ = writeln!(out, "    error: {e}");
             }
             for e in &r.example_failures {
-                println!("    example FAIL: {e}");
+                let _ = writeln!(out, "    example FAIL: {e}");
             }
             for w in &r.warnings {
-                println!("    warn: {w}");
+                let _ = writeln!(out, "    warn: {w}");
             }
         }
-        println!();
-        println!(
-            "{} — {} file(s)",
+        let _ = writeln!(
+            out,
+            "\n{} — {} file(s)",
             if all_ok { "OK" } else { "FAILED" },
             reports.len()
         );
+        print_text(&out);
     }
     if all_ok { Exit::Ok } else { Exit::Problem }
 }
@@ -171,21 +175,25 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
         }));
         return Ok(Exit::Ok);
     }
-    println!("decision: {}", decision.verdict.as_str());
+    let mut out = format!("decision: {}\n", decision.verdict.as_str());
     if let Some(w) = decision.winning() {
-        println!("winner:   {} ({}, {})", w.id, w.action, w.layer_file);
+        let _ = writeln!(out, "winner:   {} ({}, {})", w.id, w.action, w.layer_file);
     }
     for e in effects {
-        println!("effect:   {}", e.human);
-        println!("          {}", e.line);
+        let _ = writeln!(out, "effect:   {}", e.human);
+        let _ = writeln!(out, "          {}", e.line);
     }
     if decision.fired.is_empty() {
-        println!("no rule fired");
+        out.push_str("no rule fired\n");
     }
     for f in &decision.fired {
-        println!("fired:    {} [{}] from {}", f.id, f.action, f.layer_file);
+        let _ = writeln!(
+            out,
+            "fired:    {} [{}] from {}",
+            f.id, f.action, f.layer_file
+        );
         if let Some(p) = &f.pattern {
-            println!("          pattern: {p}");
+            let _ = writeln!(out, "          pattern: {p}");
         }
         if let Some(s) = &f.segment {
             let label = if effect_rule(&f.id) {
@@ -193,7 +201,7 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
             } else {
                 "segment"
             };
-            println!("          {label}: {s}");
+            let _ = writeln!(out, "          {label}: {s}");
         }
         if let Some(ev) = evidence(f) {
             let show = |v: &serde_json::Value| match v {
@@ -201,7 +209,8 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            println!(
+            let _ = writeln!(
+                out,
                 "          evidence: tier {}, fail rate {}, attempts {}{}",
                 show(&ev["tier"]),
                 show(&ev["fail_rate"]),
@@ -216,8 +225,9 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
             Verdict::Deny => "deny reason",
             _ => "context",
         };
-        println!("agent sees ({label}):\n{text}");
+        let _ = writeln!(out, "agent sees ({label}):\n{text}");
     }
+    print_text(&out);
     for e in &decision.errors {
         eprintln!("callus: {e}");
     }
@@ -249,7 +259,10 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
             if *json {
                 print_json(&json!({"ok": false, "store": db, "reason": "no store"}));
             } else {
-                println!("no audit chain: there is no store at {}", db.display());
+                print_text(&format!(
+                    "no audit chain: there is no store at {}\n",
+                    db.display()
+                ));
             }
             Ok(Exit::Problem)
         } else {
@@ -275,10 +288,10 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
         AuditCommand::Anchor { to, json } => {
             let v = audit::verify(&conn, None)?;
             if let Some((seq, why)) = &v.broken {
-                println!(
-                    "TAMPERED — chain breaks at record {seq}: {why} ({}); not anchoring it",
+                print_text(&format!(
+                    "TAMPERED — chain breaks at record {seq}: {why} ({}); not anchoring it\n",
                     db.display()
-                );
+                ));
                 return Ok(Exit::Problem);
             }
             if let crate::sync::target::Target::Postgres(url) =
@@ -296,7 +309,10 @@ pub(super) fn audit(home: &Home, cmd: &AuditCommand) -> Result<Exit> {
             if *json {
                 print_json(&json!({"seq": a.seq, "hash": a.hash, "place": a.source}));
             } else {
-                println!("anchored record {} ({}) in {}", a.seq, a.hash, a.source);
+                print_text(&format!(
+                    "anchored record {} ({}) in {}\n",
+                    a.seq, a.hash, a.source
+                ));
             }
             Ok(Exit::Ok)
         }
@@ -408,23 +424,23 @@ fn verify(
             "anchor_sources": standing.sources,
         }));
     } else if let Some((seq, why)) = &broken {
-        println!(
-            "TAMPERED — chain breaks at record {seq}: {why} ({})",
+        print_text(&format!(
+            "TAMPERED — chain breaks at record {seq}: {why} ({})\n",
             db.display()
-        );
+        ));
     } else if let Some(a) = &standing.latest {
         let since = match standing.since_anchor {
             0 => String::new(),
             n => format!("; {n} record(s) since, not yet anchored"),
         };
-        println!(
-            "OK — chain intact, {} record(s), head {}, anchored at record {} in {}{since} ({})",
+        print_text(&format!(
+            "OK — chain intact, {} record(s), head {}, anchored at record {} in {}{since} ({})\n",
             v.records,
             v.head.as_deref().unwrap_or("-"),
             a.seq,
             a.source,
             db.display()
-        );
+        ));
     } else {
         let what = match v.records {
             0 => "chain empty".to_string(),
@@ -433,12 +449,12 @@ fn verify(
                 v.head.as_deref().unwrap_or("-")
             ),
         };
-        println!(
+        print_text(&format!(
             "UNANCHORED — {what} ({}); nothing outside the store vouches for it, so a \
              rewrite, a truncation or an emptied table would look the same: keep the head \
-             elsewhere with `callus guard audit anchor --to FILE|git:`",
+             elsewhere with `callus guard audit anchor --to FILE|git:`\n",
             db.display()
-        );
+        ));
     }
     Ok(if broken.is_none() {
         Exit::Ok

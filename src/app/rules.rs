@@ -134,7 +134,7 @@ fn show(home: &Home, which: &str, as_json: bool) -> Result<Exit> {
         print_json(&value);
         return Ok(Exit::Ok);
     }
-    println!("{name}: {} rule(s)", doc.rules.len());
+    crate::output::print_text(&format!("{name}: {} rule(s)\n", doc.rules.len()));
     // Fitted to the terminal like every table (`output::table`); plain in a pipe.
     let mut t = table(&["id", "tool", "action", "match", "patterns", "message"]);
     for r in &doc.rules {

@@ -462,9 +462,9 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
     let conn = open_store(&evidence)?;
     let derivation = derive(&conn, options)?;
     if derivation.no_denominator && !derivation.candidates.is_empty() {
-        eprintln!(
+        crate::output::eprint_text(
             "note: the window holds no successful tool calls, so no failure rate can be computed — \
-             every candidate tiers as 'unknown' (capped at a nudge)"
+             every candidate tiers as 'unknown' (capped at a nudge)\n",
         );
     }
     let document = candidates::document(&derivation);
@@ -487,8 +487,8 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
         render::summary(&derivation, written.as_ref());
     }
     if let (Some(path), Some(w)) = (&target, &written) {
-        eprintln!(
-            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale, {} retired as no rule)",
+        crate::output::eprint_text(&format!(
+            "wrote {} candidate rule(s) -> {} ({} new, {} updated, {} kept from earlier runs, {} retired as promoted, {} retired as stale, {} retired as no rule)\n",
             derivation.candidates.len(),
             path.display(),
             w.added,
@@ -497,12 +497,12 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
             w.retired,
             w.stale,
             w.reclassified
-        );
+        ));
         if w.stale > 0 {
-            eprintln!(
-                "note: {} earlier candidate(s) no longer passed `guard check` (their tier disagreed with their evidence) and were retired; the next run re-derives them if the evidence is still there",
+            crate::output::eprint_text(&format!(
+                "note: {} earlier candidate(s) no longer passed `guard check` (their tier disagreed with their evidence) and were retired; the next run re-derives them if the evidence is still there\n",
                 w.stale
-            );
+            ));
         }
     }
     Ok(Exit::Ok)

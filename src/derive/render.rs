@@ -17,7 +17,7 @@ const MAX_WITHHELD_LISTED: usize = 10;
 
 /// Print the summary of `dv` to stdout.
 pub(crate) fn summary(dv: &Derivation, written: Option<&Written>) {
-    print!("{}", summary_text(dv, written));
+    crate::output::print_text(&summary_text(dv, written));
 }
 
 /// The summary as text (tested without a terminal).

@@ -101,23 +101,25 @@ pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
             "checks": report.checks,
         }));
     } else {
-        println!("callus doctor — v{}", env!("CARGO_PKG_VERSION"));
+        use std::fmt::Write as _;
+        let mut out = format!("callus doctor — v{}\n", env!("CARGO_PKG_VERSION"));
         let mut area = "";
         for c in &report.checks {
             if c.area != area {
                 area = c.area;
-                println!("{area}:");
+                let _ = writeln!(out, "{area}:");
             }
-            println!("  {} {}", c.status.glyph(), c.message);
+            let _ = writeln!(out, "  {} {}", c.status.glyph(), c.message);
         }
-        println!();
+        out.push('\n');
         if failures > 0 {
-            println!("FAILED — {failures} problem(s), {warnings} warning(s)");
+            let _ = writeln!(out, "FAILED — {failures} problem(s), {warnings} warning(s)");
         } else if warnings > 0 {
-            println!("HEALTHY — {warnings} warning(s)");
+            let _ = writeln!(out, "HEALTHY — {warnings} warning(s)");
         } else {
-            println!("HEALTHY — all checks passed");
+            out.push_str("HEALTHY — all checks passed\n");
         }
+        crate::output::print_text(&out);
     }
     if failures == 0 {
         Exit::Ok

@@ -140,7 +140,7 @@ pub(crate) fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
             &serde_json::to_value(&report).map_err(|e| Error::json("prune report", e))?,
         );
     } else {
-        print!("{}", render::text(&report));
+        crate::output::print_text(&render::text(&report));
     }
     Ok(Exit::Ok)
 }

@@ -123,7 +123,7 @@ pub(crate) fn run(evidence: &Evidence, since: Option<&str>, json: bool) -> Resul
     if json {
         crate::output::write_stdout(&crate::output::json_text(&report.json(since)));
     } else {
-        crate::output::write_stdout(&report.text());
+        crate::output::print_text(&report.text());
     }
     Ok(Exit::Ok)
 }

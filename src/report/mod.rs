@@ -174,7 +174,7 @@ pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
             &serde_json::to_value(&report).map_err(|e| Error::json("report", e))?,
         );
     } else {
-        print!("{}", text(&report));
+        crate::output::print_text(&text(&report));
     }
     Ok(Exit::Ok)
 }
