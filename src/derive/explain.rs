@@ -91,8 +91,7 @@ pub(crate) fn run(
     if json {
         print_json(&report);
     } else {
-        let width = crate::output::terminal_width().map(usize::from);
-        print!("{}", fit(&text(&report), width));
+        crate::output::print_text(&text(&report));
     }
     Ok(Exit::Ok)
 }
@@ -302,65 +301,6 @@ fn error_line(error: &str) -> Option<String> {
     crate::record::error_line::error_line(error)
 }
 
-/// `text` with every prose line wider than `width` wrapped at spaces (continuation lines
-/// indented two more), so the explanation fits the terminal; tables are fitted already.
-/// No width known (not a terminal, no `$COLUMNS`): unchanged.
-fn fit(text: &str, width: Option<usize>) -> String {
-    let Some(width) = width.filter(|w| *w >= 20) else {
-        return text.to_string();
-    };
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
-        if body.chars().count() <= width
-            || body.starts_with(['┌', '│', '╞', '└', '├', '╰', '╭', '+', '|'])
-        {
-            out.push_str(body);
-            out.push_str(nl);
-            continue;
-        }
-        let indent = body.len() - body.trim_start().len();
-        let cont = " ".repeat((indent + 2).min(width / 2));
-        let mut cur = body[..indent].to_string();
-        let mut cur_len = indent;
-        let mut fresh = true;
-        for word in body[indent..].split(' ') {
-            let mut word = word.to_string();
-            loop {
-                let wlen = word.chars().count();
-                let need = if fresh { wlen } else { wlen + 1 };
-                if cur_len + need <= width {
-                    if !fresh {
-                        cur.push(' ');
-                    }
-                    cur.push_str(&word);
-                    cur_len += need;
-                    fresh = false;
-                    break;
-                }
-                if fresh {
-                    // A word wider than the line: split it.
-                    let room = width.saturating_sub(cur_len).max(1);
-                    let head: String = word.chars().take(room).collect();
-                    word = word.chars().skip(room).collect();
-                    cur.push_str(&head);
-                }
-                out.push_str(cur.trim_end());
-                out.push('\n');
-                cur.clone_from(&cont);
-                cur_len = cont.len();
-                fresh = true;
-                if word.is_empty() {
-                    break;
-                }
-            }
-        }
-        out.push_str(cur.trim_end());
-        out.push_str(nl);
-    }
-    out
-}
-
 /// Width of a table cell: about half of the terminal's `COLUMNS` (default 100).
 fn cell_chars() -> usize {
     std::env::var("COLUMNS")
@@ -369,13 +309,21 @@ fn cell_chars() -> usize {
         .map_or(CELL_CHARS, |w| (w.saturating_sub(40) / 2).clamp(24, 200))
 }
 
-fn cell(v: &Value) -> String {
+/// `v` on one line, whole: for the prose lines (ids, windows, patterns, tiers), which
+/// `output::print_text` wraps to the terminal rather than cut.
+fn whole(v: &Value) -> String {
     let s = match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),
         other => other.to_string(),
     };
-    let one_line = s.replace('\n', " ⏎ ");
+    s.replace('\n', " ⏎ ")
+}
+
+/// `v` on one line, cut to [`cell_chars`]: for sample commands and error lines, in the
+/// tables and the sample lines, which can be any length.
+fn cell(v: &Value) -> String {
+    let one_line = whole(v);
     let width = cell_chars();
     let mut out: String = one_line.chars().take(width).collect();
     if one_line.chars().count() > width {
@@ -391,10 +339,10 @@ fn text(r: &Value) -> String {
     let _ = writeln!(
         out,
         "candidate {}  ({}, window {} .. {})",
-        cell(&r["id"]),
-        cell(&r["kind"]),
-        cell(&r["window"]["since"]),
-        cell(&r["window"]["until"])
+        whole(&r["id"]),
+        whole(&r["kind"]),
+        whole(&r["window"]["since"]),
+        whole(&r["window"]["until"])
     );
     if r["finding"].is_object() {
         let _ = writeln!(
@@ -408,20 +356,20 @@ fn text(r: &Value) -> String {
         let _ = writeln!(
             out,
             "  cluster {}: {} · shape {} · {} failure(s) · signature \"{}\"",
-            cell(&c["id"]),
-            cell(&c["tool"]),
-            cell(&c["shape"]),
+            whole(&c["id"]),
+            whole(&c["tool"]),
+            whole(&c["shape"]),
             c["fail_count"],
-            cell(&c["signature"])
+            whole(&c["signature"])
         );
     }
     let rule = &r["rule"];
     let _ = writeln!(
         out,
         "\nrule: tool {}  match {}  field {}",
-        cell(&rule["tool"]),
-        cell(&rule["match"]),
-        cell(&rule["field"])
+        whole(&rule["tool"]),
+        whole(&rule["match"]),
+        whole(&rule["field"])
     );
     if let Some(u) = r["field_contrast"].as_object() {
         let _ = writeln!(
@@ -434,10 +382,10 @@ fn text(r: &Value) -> String {
         );
     }
     for p in rule["any"].as_array().into_iter().flatten() {
-        let _ = writeln!(out, "  any    {}", cell(p));
+        let _ = writeln!(out, "  any    {}", whole(p));
     }
     for p in rule["unless"].as_array().into_iter().flatten() {
-        let _ = writeln!(out, "  unless {}", cell(p));
+        let _ = writeln!(out, "  unless {}", whole(p));
     }
     let _ = writeln!(out, "\nfailures by signature:");
     let mut t = table(&["failures", "sessions", "days", "error line"]);
@@ -479,7 +427,7 @@ fn text(r: &Value) -> String {
         let _ = writeln!(
             out,
             "\nsuccessful calls of shape '{}': {} of {} attempts",
-            cell(&s["shape"]),
+            whole(&s["shape"]),
             s["successes"],
             s["attempts"]
         );
@@ -495,8 +443,8 @@ fn text(r: &Value) -> String {
             "\ncontrast ({} successes vs {} failures; {}; {}; needs >= {} successes):",
             k["successes"],
             k["failures"],
-            cell(&k["rules"]["unless"]),
-            cell(&k["rules"]["narrow"]),
+            whole(&k["rules"]["unless"]),
+            whole(&k["rules"]["narrow"]),
             k["rules"]["min_successes"]
         );
         let mut t = table(&["token", "in successes", "in failures", "verdict"]);
@@ -514,29 +462,29 @@ fn text(r: &Value) -> String {
     let _ = writeln!(
         out,
         "\nbacktest over {}:\n  matched {}, failures {} (rate {}), crossfire {}, sessions {}, first {} last {}",
-        cell(&b["scope"]),
+        whole(&b["scope"]),
         b["matched"],
         b["failures"],
-        cell(&b["fail_rate"]),
+        whole(&b["fail_rate"]),
         b["crossfire"],
         b["sessions"],
-        cell(&b["first_seen"]),
-        cell(&b["last_seen"])
+        whole(&b["first_seen"]),
+        whole(&b["last_seen"])
     );
     for c in b["crossfire_samples"].as_array().into_iter().flatten() {
         let _ = writeln!(
             out,
             "  crossfire: {}  {}",
-            cell(&c["at"]),
+            whole(&c["at"]),
             cell(&c["command"])
         );
     }
     let _ = writeln!(
         out,
         "\ntier {} — {}; promote no further than {}",
-        cell(&r["tier"]),
-        cell(&r["tier_basis"]),
-        cell(&r["action_ceiling"])
+        whole(&r["tier"]),
+        whole(&r["tier_basis"]),
+        whole(&r["action_ceiling"])
     );
     if let Some(n) = r["crossfire_note"].as_str() {
         let _ = writeln!(out, "note: {n}");
@@ -549,27 +497,4 @@ fn text(r: &Value) -> String {
     }
     let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fit;
-
-    #[test]
-    fn prose_wraps_at_spaces_and_tables_stay() {
-        let text = "note: the pattern also matches 73 successful calls of what it matches\n│ a table row that is long but already fitted by the table │\n";
-        let out = fit(text, Some(24));
-        for l in out.lines().filter(|l| !l.starts_with('│')) {
-            assert!(l.chars().count() <= 24, "{l:?}");
-        }
-        assert!(out.contains("│ a table row that is long but already fitted by the table │"));
-        assert_eq!(
-            out.split_whitespace().collect::<Vec<_>>(),
-            text.split_whitespace().collect::<Vec<_>>()
-        );
-        assert_eq!(fit(text, None), text);
-        let long = fit(&"x".repeat(50), Some(20));
-        assert!(long.lines().all(|l| l.chars().count() <= 20), "{long}");
-        assert_eq!(long.replace(['\n', ' '], ""), "x".repeat(50));
-    }
 }
