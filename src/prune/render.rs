@@ -56,19 +56,19 @@ pub(crate) fn text(report: &Report) -> String {
     if u > 0 {
         let _ = writeln!(
             out,
-            "  ⚠ {u} verdict(s) carry no `ts` and were counted regardless: dropping them would\n    invent a prune signal. They most likely come from a pre-0.3 callusguard guard;\n    re-check the prune verdicts below with that in mind.\n"
+            "  ⚠ {u} verdict(s) carry no `ts` and were counted regardless: dropping them would invent a prune signal. They most likely come from a pre-0.3 callusguard guard; re-check the prune verdicts below with that in mind.\n"
         );
     }
     if !report.audit_readable {
         let _ = writeln!(
             out,
-            "  ⚠ No readable audit log. The store ({}) is missing or holds no guard verdicts,\n    so every rule below reads as prune for lack of evidence, not because of evidence.\n    Check that the guard is installed and writing to this store before deleting anything.\n",
+            "  ⚠ No readable audit log. The store ({}) is missing or holds no guard verdicts, so every rule below reads as prune for lack of evidence, not because of evidence. Check that the guard is installed and writing to this store before deleting anything.\n",
             report.store
         );
     } else if n == 0 {
         let _ = writeln!(
             out,
-            "  · The audit log is intact, but every verdict predates the window: enforcement ran\n    and these rules did not fire in the last {days} days, which is itself the signal.\n"
+            "  · The audit log is intact, but every verdict predates the window: enforcement ran and these rules did not fire in the last {days} days, which is itself the signal.\n"
         );
     }
     for v in Verdict::ALL {
