@@ -10,6 +10,7 @@ mod doctor;
 mod e2e;
 mod effect_corpus;
 mod examples;
+mod fit;
 mod guard;
 mod hosts;
 mod install;

@@ -64,6 +64,8 @@ impl Env {
             .env_remove("CURSOR_VERSION")
             .env_remove("COPILOT_HOME")
             .env_remove("CLAUDE_CONFIG_DIR")
+            // Human output is fitted to `$COLUMNS`: a test that wants it sets it.
+            .env_remove("COLUMNS")
             .env("CALLUS_HOME", self.home.path())
             .env("HOME", self.home.path().join("userhome"));
         for (k, v) in &self.vars {
