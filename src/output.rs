@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::os::fd::AsFd;
 
-use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets};
 use unicode_width::UnicodeWidthStr as _;
 
 /// A table with a header row, in callus's plain style, fitted to the terminal when stdout
@@ -35,6 +35,15 @@ pub(crate) fn table(header: &[&str]) -> Table {
         t.set_content_arrangement(ContentArrangement::Disabled);
     }
     t
+}
+
+/// Keep the cells of `column` whole when `t` is fitted to the terminal (the other columns
+/// give up the room): for short values a reader scans or copies, like a timestamp, that a
+/// fitted column would break mid-value. `column` must have been added (a header or a row).
+pub(crate) fn keep_whole(t: &mut Table, column: usize) {
+    if let Some(c) = t.column_mut(column) {
+        c.set_constraint(ColumnConstraint::ContentWidth);
+    }
 }
 
 /// The width to fit tables to: `$COLUMNS` when set to a number, else the terminal's width

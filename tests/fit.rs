@@ -259,3 +259,67 @@ fn json_is_never_wrapped() {
         assert_eq!(text, stdout(&plain), "{args:?}");
     }
 }
+
+#[test]
+fn derive_explain_shows_sample_commands_whole_whatever_the_width() {
+    // One command that fails half the time: its successes are the candidate's crossfire,
+    // listed as sample lines.
+    let env = Env::new();
+    let command = "make test PROJECT=/home/user/projects/a-long-project-name/services/api";
+    let mut trace = String::new();
+    for i in 0..10 {
+        let mut call = serde_json::json!({
+            "ts": format!("2026-11-{:02}T{:02}:00:00Z", 16 + i / 3, 9 + i),
+            "session_id": format!("s{}", i % 4),
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "status": if i % 2 == 1 { "success" } else { "failure" },
+        });
+        if i % 2 == 0 {
+            call["error"] = "Exit code 2\nmake: *** [test] Error 2".into();
+        }
+        trace.push_str(&call.to_string());
+        trace.push('\n');
+    }
+    let path = env.write_repo("flaky.jsonl", &trace);
+    let o = env.run(
+        &[
+            "record",
+            "import",
+            path.to_str().unwrap(),
+            "--format",
+            "trace",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = env.run(&[&["derive", "--json"][..], &WINDOW].concat(), b"");
+    let id = crate::common::json(&o)["rules"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = env.run(&[&["derive"][..], &WINDOW].concat(), b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (fitted, _) = check(&env, &["derive", "explain", &id]);
+    let text = stdout(&fitted);
+    // The tables' timestamps are kept whole too (a fitted column would cut them at 60).
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("│ 2026-11-16T09:00:00Z ")),
+        "{text}"
+    );
+    let path_arg = command.rsplit(' ').next().unwrap();
+    let samples: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("crossfire: 2026"))
+        .collect();
+    assert_eq!(samples.len(), 5, "{text}");
+    // Each sample's command is all there: the path on the line after, whole.
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim_start().starts_with("crossfire: 2026") {
+            let next = lines[i + 1].trim();
+            assert_eq!(next, path_arg, "{text}");
+        }
+    }
+}

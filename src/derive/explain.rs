@@ -30,7 +30,8 @@ use crate::{Error, Exit, Result};
 const MAX_FAILURES: usize = 100;
 /// Most successes listed.
 const MAX_SUCCESSES: usize = 20;
-/// Width of commands and errors in the tables.
+/// Most characters of a sample command or error line shown (the JSON has them whole). The
+/// same whatever the terminal: its width changes where lines wrap, never what they say.
 const CELL_CHARS: usize = 100;
 
 /// Run `derive explain ID`.
@@ -301,14 +302,6 @@ fn error_line(error: &str) -> Option<String> {
     crate::record::error_line::error_line(error)
 }
 
-/// Width of a table cell: about half of the terminal's `COLUMNS` (default 100).
-fn cell_chars() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .map_or(CELL_CHARS, |w| (w.saturating_sub(40) / 2).clamp(24, 200))
-}
-
 /// `v` on one line, whole: for the prose lines (ids, windows, patterns, tiers), which
 /// `output::print_text` wraps to the terminal rather than cut.
 fn whole(v: &Value) -> String {
@@ -320,11 +313,11 @@ fn whole(v: &Value) -> String {
     s.replace('\n', " ⏎ ")
 }
 
-/// `v` on one line, cut to [`cell_chars`]: for sample commands and error lines, in the
+/// `v` on one line, cut to [`CELL_CHARS`]: for sample commands and error lines, in the
 /// tables and the sample lines, which can be any length.
 fn cell(v: &Value) -> String {
     let one_line = whole(v);
-    let width = cell_chars();
+    let width = CELL_CHARS;
     let mut out: String = one_line.chars().take(width).collect();
     if one_line.chars().count() > width {
         out.push('…');
@@ -404,6 +397,7 @@ fn text(r: &Value) -> String {
     let _ = writeln!(out, "{t}");
     let _ = writeln!(out, "\nfailing calls ({}):", r["failures"]["count"]);
     let mut t = table(&["at", "session", "command", "error line"]);
+    crate::output::keep_whole(&mut t, 0);
     for f in r["failures"]["calls"].as_array().into_iter().flatten() {
         t.add_row(vec![
             cell(&f["at"]),
@@ -432,6 +426,7 @@ fn text(r: &Value) -> String {
             s["attempts"]
         );
         let mut t = table(&["at", "command"]);
+        crate::output::keep_whole(&mut t, 0);
         for c in s["samples"].as_array().into_iter().flatten() {
             t.add_row(vec![cell(&c["at"]), cell(&c["command"])]);
         }
