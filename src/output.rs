@@ -37,6 +37,22 @@ pub(crate) fn table(header: &[&str]) -> Table {
     t
 }
 
+/// Whether `t` fits the terminal without wrapping a cell: always when there is no width to
+/// fit to (a pipe, a file). A printer with a record layout uses it when the table does not
+/// fit, rather than squeeze many columns into a few characters each.
+#[must_use]
+pub(crate) fn fits(t: &Table) -> bool {
+    let Some(width) = terminal_width() else {
+        return true;
+    };
+    let mut natural = t.clone();
+    natural.set_content_arrangement(ContentArrangement::Disabled);
+    natural
+        .to_string()
+        .lines()
+        .all(|l| l.width() <= usize::from(width))
+}
+
 /// Keep the cells of `column` whole when `t` is fitted to the terminal (the other columns
 /// give up the room): for short values a reader scans or copies, like a timestamp, that a
 /// fitted column would break mid-value. `column` must have been added (a header or a row).

@@ -115,7 +115,9 @@ fn fixture_candidates_pass_guard_check_and_land_in_the_candidate_layer() {
     let s = stdout(&out);
     assert!(s.contains("2 candidate rule(s)"), "{s}");
     assert!(
-        s.contains("^psql\\b") && s.contains("60% of 5 attempts"),
+        s.contains("^psql\\b")
+            && s.contains("60% of 5")
+            && s.contains("reproducible: failed on most attempts"),
         "{s}"
     );
     assert!(s.contains("observational"), "{s}");

@@ -1,6 +1,7 @@
-//! The human summary of a derive run: a table of candidates (count, tool, pattern, tier with
-//! its basis, ceiling, crossfire), then what was withheld and why, then the caveat that the
-//! rates are observational. stdout only; the "wrote …" line goes to stderr from the caller.
+//! The human summary of a derive run: a table of candidates (count, tool, pattern, tier,
+//! failure rate, ceiling, crossfire) with what each tier shown means under it, then what was
+//! withheld and why, then the caveat that the rates are observational. stdout only; the
+//! "wrote …" line goes to stderr from the caller.
 
 use std::fmt::Write as _;
 
@@ -52,13 +53,35 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             "tool",
             "pattern",
             "tier",
+            "failed",
             "ceiling",
             "crossfire",
         ]);
-        for d in &dv.candidates {
-            t.add_row(row(dv, d));
+        let rows: Vec<Vec<String>> = dv.candidates.iter().map(|d| row(dv, d)).collect();
+        for r in &rows {
+            t.add_row(r.clone());
         }
-        let _ = writeln!(out, "{t}");
+        if crate::output::fits(&t) {
+            let _ = writeln!(out, "{t}");
+        } else {
+            // Too narrow for eight columns: one block per candidate, its id whole on a line
+            // of its own (what a reader copies into `derive explain`), the rest as prose the
+            // printer wraps.
+            for r in &rows {
+                let _ = writeln!(out, "{}\n", blocks(r));
+            }
+        }
+        // What each tier shown means, once, under the table (a column of prose would make
+        // every row several lines tall on a narrow terminal).
+        let mut tiers: Vec<tier::Tier> = Vec::new();
+        for d in &dv.candidates {
+            if !tiers.contains(&d.tier) {
+                tiers.push(d.tier);
+            }
+        }
+        for t in tiers {
+            let _ = writeln!(out, "  {}: {}", t.label(), t.one_liner());
+        }
         let _ = writeln!(
             out,
             "Look closer with `callus derive explain ID`; promote with `callus rules promote ID --action A --message M`."
@@ -215,6 +238,29 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
     out
 }
 
+/// One candidate as a block, for a terminal too narrow for the table: the cells of [`row`].
+fn blocks(r: &[String]) -> String {
+    let [id, fails, tool, pattern, tier, failed, ceiling, crossfire] = r else {
+        return r.join("  ");
+    };
+    format!(
+        "{id}\n  {tool}: {pattern}\n  {fails} fails; tier {tier} (failed {failed}); ceiling \
+         {ceiling}; crossfire {crossfire}",
+        pattern = pattern.replace('\n', " "),
+    )
+}
+
+/// The "failed" cell: the failure rate over the attempts it is measured on (`60% of 5`), or
+/// `-` when there is no attempt count.
+fn failed_share(rate: Option<f64>, attempts: u64) -> String {
+    match rate {
+        Some(rate) if attempts > 0 => {
+            format!("{}% of {attempts}", tier::round_half_even(rate * 100.0))
+        }
+        _ => "-".to_string(),
+    }
+}
+
 fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
     let c = &dv.clusters[d.clusters[0]];
     let mut pattern = d
@@ -240,11 +286,8 @@ fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
         d.fail_count(&dv.clusters).to_string(),
         c.group.glob.clone(),
         pattern,
-        format!(
-            "{} — {}",
-            d.tier.label(),
-            tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0))
-        ),
+        d.tier.label().to_string(),
+        failed_share(d.rate, d.attempts.unwrap_or(0)),
         d.tier.ceiling().to_string(),
         crossfire,
     ]
