@@ -71,7 +71,8 @@ fn unwrap_tool_error(text: &str) -> String {
 }
 
 /// A line that is never the error: an ssh banner or warning (`** WARNING: …`, `@@@…`),
-/// a `warning:` or `hint:` line.
+/// a `warning:` or `hint:` line, or a host's own trailer (Copilot CLI's shell tool ends its
+/// output with `<shellId: N completed with exit code N>`, the same on every failure).
 fn is_noise(line: &str) -> bool {
     let t = line.trim_start();
     let lower = t.to_ascii_lowercase();
@@ -79,6 +80,7 @@ fn is_noise(line: &str) -> bool {
         || t.starts_with("@@@")
         || lower.starts_with("warning")
         || lower.starts_with("hint:")
+        || lower.starts_with("<shellid:")
 }
 
 /// Remove ANSI escape sequences (`ESC [ … letter`).
@@ -316,6 +318,13 @@ mod tests {
             error_line("\u{1b}[31merror: boom\u{1b}[0m").unwrap(),
             "error: boom"
         );
+        // Copilot CLI's trailer names the exit code on every failure: never the error line.
+        assert_eq!(
+            error_line("step one\nboom happened\n<shellId: 3 completed with exit code 1>\n")
+                .unwrap(),
+            "boom happened"
+        );
+        assert_eq!(error_line("<shellId: 0 completed with exit code 2>"), None);
     }
 
     #[test]
