@@ -49,6 +49,13 @@ fn matches(c: &Value, label: &Value) -> bool {
 #[test]
 fn derive_on_real_history_finds_the_keepers_and_nothing_built_from_non_failures() {
     let Some(data) = data_dir() else {
+        // CI sets CALLUS_REALDATA_REQUIRED when the archives are there: losing them then is
+        // a failure, not a quiet skip.
+        assert!(
+            std::env::var_os("CALLUS_REALDATA_REQUIRED").is_none(),
+            "CALLUS_REALDATA_REQUIRED is set but there is no real history at $CALLUS_REALDATA \
+             or ../shared/realdata"
+        );
         eprintln!(
             "SKIPPED derive_on_real_history: no real history at $CALLUS_REALDATA or ../shared/realdata"
         );
