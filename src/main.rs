@@ -13,9 +13,10 @@
 // The C entry point needs `no_mangle` and one libc call: this file is the only place in
 // the crate that allows unsafe code (`lib.rs` forbids it).
 #![allow(unsafe_code)]
-#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
+// (Not under `cargo test`, whose harness brings its own `main`.)
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 #[unsafe(no_mangle)]
 extern "C" fn main(
     _argc: std::ffi::c_int,
@@ -33,7 +34,7 @@ extern "C" fn main(
     std::ffi::c_int::from(code)
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]
 fn main() -> std::process::ExitCode {
     callus::main_entry()
 }
