@@ -16,6 +16,8 @@
 //! The hook commands (`callus guard`, `callus record` with no subcommand) are recognised
 //! before clap runs so the per-call cost stays at process start-up plus the work itself.
 
+#![forbid(unsafe_code)]
+
 pub(crate) mod app;
 #[cfg(test)]
 mod architecture;
@@ -45,6 +47,6 @@ pub(crate) mod sync;
 pub(crate) mod untrusted;
 pub(crate) mod window;
 
-pub use app::main_entry;
+pub use app::{main_code, main_entry};
 pub use error::{Error, Exit, Result};
 pub mod testing;

@@ -34,6 +34,13 @@ pub(crate) fn read(path: &Path, root: Option<&Path>, cap: u64) -> Result<Option<
     let target: PathBuf = match root {
         None => path.to_path_buf(),
         Some(root) => {
+            // Most layer files do not exist (no project layer, no halt marker): one `lstat`
+            // says so, where resolving the path costs a `readlink` per component. A path
+            // that `lstat` finds (a dangling final symlink included) is resolved as before.
+            match std::fs::symlink_metadata(path) {
+                Err(e) if absent(&e) => return Ok(None),
+                _ => {}
+            }
             let resolved = match std::fs::canonicalize(path) {
                 Ok(p) => p,
                 Err(e) if absent(&e) => return Ok(None),
@@ -137,6 +144,8 @@ mod tests {
         let file = root.join("rules.json");
         assert_eq!(read(&file, Some(root), 100).unwrap(), None);
         std::fs::write(&file, "{}").unwrap();
+        // A path through a file is absent too, not an error.
+        assert_eq!(read(&file.join("x"), Some(root), 100).unwrap(), None);
         assert_eq!(read(&file, Some(root), 100).unwrap().as_deref(), Some("{}"));
         assert_eq!(read(&file, None, 100).unwrap().as_deref(), Some("{}"));
         let e = read(&file, None, 1).unwrap_err().to_string();
@@ -152,6 +161,10 @@ mod tests {
             assert!(e.contains("outside"), "{e}");
             let e = read(&link, None, 100).unwrap_err().to_string();
             assert!(e.contains("not a regular file"), "{e}");
+            // A dangling symlink is as absent as a missing file, whatever it names.
+            let dangling = root.join("dangling.json");
+            std::os::unix::fs::symlink("/nonexistent/rules.json", &dangling).unwrap();
+            assert_eq!(read(&dangling, Some(root), 100).unwrap(), None);
             // A symlink that stays inside the root is followed.
             let inside = root.join("inside.json");
             std::os::unix::fs::symlink(&file, &inside).unwrap();

@@ -9,8 +9,6 @@
 //! (`callus rules list | head`) is success, not a panic; every error is printed once, as one
 //! `callus: …` line, and its [`crate::error::Exit`] code is the process exit code.
 
-use std::process::ExitCode;
-
 use clap::Parser as _;
 
 mod approve;
@@ -25,14 +23,21 @@ use crate::{demo, derive, doctor, install, prune, report, scope, session, sync};
 
 /// The process entry point: the hook fast path, else clap and `run`.
 #[must_use]
-pub fn main_entry() -> ExitCode {
+pub fn main_entry() -> std::process::ExitCode {
+    std::process::ExitCode::from(main_code())
+}
+
+/// [`main_entry`] as the process exit status (0–255): what the binary's C `main` returns on
+/// Linux (see `main.rs`).
+#[must_use]
+pub fn main_code() -> u8 {
     let mut args = std::env::args_os().skip(1);
     if let (Some(first), None) = (args.next(), args.next()) {
         if first == "guard" {
-            return ExitCode::from(crate::guard::hook::run());
+            return crate::guard::hook::run();
         }
         if first == "record" {
-            return ExitCode::from(crate::record::hook());
+            return crate::record::hook();
         }
     }
     match Cli::try_parse() {
@@ -40,14 +45,14 @@ pub fn main_entry() -> ExitCode {
         Err(e) => {
             // Printing can only fail when stderr/stdout are gone; the exit code still tells.
             let _ = e.print();
-            ExitCode::from(scope::usage_exit(&e, std::env::args_os().skip(1)))
+            scope::usage_exit(&e, std::env::args_os().skip(1))
         }
     }
 }
 
 /// Run a parsed command line and turn its result into an exit code.
 #[must_use]
-pub(crate) fn run(cli: Cli) -> ExitCode {
+pub(crate) fn run(cli: Cli) -> u8 {
     // A reader that closes the pipe early (`callus rules list | head`) has all it wanted:
     // like ripgrep, treat a broken stdout as success rather than a panic. `println!` panics
     // on it, so catch exactly that panic; any other panic keeps its usual report.
@@ -59,7 +64,7 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
     }));
     match std::panic::catch_unwind(|| dispatch(cli)) {
         Ok(code) => code,
-        Err(payload) if is_broken_pipe(&*payload) => ExitCode::SUCCESS,
+        Err(payload) if is_broken_pipe(&*payload) => 0,
         Err(payload) => std::panic::resume_unwind(payload),
     }
 }
@@ -73,26 +78,26 @@ fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
     msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe")
 }
 
-fn dispatch(cli: Cli) -> ExitCode {
+fn dispatch(cli: Cli) -> u8 {
     let home = Home::from_env();
     let home = &home;
     let result = match cli.command {
         Command::Guard(args) => match args.command {
-            None => return ExitCode::from(crate::guard::hook::run()),
+            None => return crate::guard::hook::run(),
             Some(GuardCommand::Check(a)) => Ok(guard::check(home, &a)),
             Some(GuardCommand::Test(a)) => guard::test(home, &a),
             Some(GuardCommand::Audit(a)) => guard::audit(home, &a),
             Some(GuardCommand::Prune(a)) => prune::run(home, &a),
         },
         Command::Record(args) => match args.command {
-            None => return ExitCode::from(crate::record::hook()),
+            None => return crate::record::hook(),
             Some(RecordCommand::Import(a)) => self::record::import(home, &a),
             Some(RecordCommand::Stats(a)) => self::record::stats(home, &a),
         },
         Command::Derive(a) => derive::run(home, &a),
         Command::Rules(c) => rules::run(home, &c),
         Command::Report(a) => report::run(home, &a),
-        Command::Scope(c) => return ExitCode::from(scope::run(home, &c)),
+        Command::Scope(c) => return scope::run(home, &c),
         Command::Install(a) => install::install(home, &a),
         Command::Uninstall(a) => install::uninstall(home, &a),
         Command::Doctor(a) => Ok(doctor::run(home, &a)),
@@ -104,10 +109,10 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::AllowOnce(a) => approve::run(home, &a),
     };
     match result {
-        Ok(exit) => ExitCode::from(exit.code()),
+        Ok(exit) => exit.code(),
         Err(e) => {
             eprintln!("callus: {e}");
-            ExitCode::from(e.exit().code())
+            e.exit().code()
         }
     }
 }
