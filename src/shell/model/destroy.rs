@@ -77,7 +77,7 @@ pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
 /// `TRUNCATE`, `DELETE FROM t` with no `WHERE`, Redis `FLUSHALL`/`FLUSHDB`, Mongo's
 /// `dropDatabase()`.
 pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
-    let upper: String = text
+    let upper: String = sql_code(text)
         .to_ascii_uppercase()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -106,6 +106,51 @@ pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
     None
 }
 
+/// SQL text without its string literals (`'…'`, `''` inside one), quoted identifiers
+/// (`"…"`) and comments (`-- …` to the end of the line, `/* … */`): `WHERE action = 'DROP
+/// TABLE'` names a value, not a statement.
+fn sql_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        if chars.peek() == Some(&c) {
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                out.push_str(" '' ");
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                out.push('\n');
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for d in chars.by_ref() {
+                    if prev == '*' && d == '/' {
+                        break;
+                    }
+                    prev = d;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 pub(super) fn sql_effect(client: &str, stmt: &str) -> Effect {
     Effect::plain(
         "destroys-data",
@@ -131,5 +176,22 @@ mod tests {
         assert_eq!(destructive_sql("delete from users where id=1"), None);
         assert_eq!(destructive_sql("SELECT * FROM dropped_tables"), None);
         assert_eq!(destructive_sql("flushall"), Some("FLUSHALL"));
+        // Values, identifiers and comments are not statements.
+        assert_eq!(
+            destructive_sql("SELECT * FROM audit WHERE action = 'DROP TABLE'"),
+            None
+        );
+        assert_eq!(destructive_sql("SELECT 'it''s; DROP TABLE x' AS a"), None);
+        assert_eq!(destructive_sql("SELECT 1 -- DROP DATABASE app"), None);
+        assert_eq!(destructive_sql("SELECT /* TRUNCATE t */ 1"), None);
+        assert_eq!(destructive_sql("SELECT \"drop table\" FROM t"), None);
+        assert_eq!(
+            destructive_sql("-- cleanup\nDROP TABLE users;"),
+            Some("DROP TABLE")
+        );
+        assert_eq!(
+            destructive_sql("SELECT 'a'; DROP SCHEMA s"),
+            Some("DROP SCHEMA")
+        );
     }
 }
