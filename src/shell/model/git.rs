@@ -192,6 +192,12 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
                 out.push(discard("worktree", &format!("git {sub} --force")));
             } else if paths.iter().any(|p| whole_tree(p)) {
                 out.push(discard("worktree", &format!("git {sub} .")));
+            } else if paths
+                .iter()
+                .any(|p| p.ends_with('/') || p.contains(['*', '?']))
+            {
+                // A directory or a glob: every change under it, not one file the agent named.
+                out.push(discard("worktree", &format!("git {sub} -- DIR/")));
             } else if !paths.is_empty() {
                 out.push(discard("file", &format!("git {sub} -- FILE")));
             }
@@ -249,6 +255,20 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
         "filter-branch" | "filter-repo" => out.push(discard("history", "git filter-branch")),
         _ => {}
     }
+}
+
+/// The paths `git rm` deletes from the working tree (not with `--cached` or `-n`), and
+/// whether recursively (`-r`).
+pub(crate) fn removed(args: &[String]) -> Option<(Vec<String>, bool)> {
+    let global = parse(args, &GLOBAL);
+    if args.get(global.rest).is_none_or(|s| s != "rm") {
+        return None;
+    }
+    let o = parse(&args[global.rest + 1..], &PLAIN_GIT);
+    if o.has_long("cached") || o.flag('n', "dry-run") {
+        return None;
+    }
+    Some((o.operands.clone(), o.flag('r', "recursive")))
 }
 
 fn push(rest: &[String], out: &mut Vec<Effect>) {

@@ -33,6 +33,7 @@ mod flows;
 mod git;
 mod grammar;
 mod inline;
+mod machine;
 mod net;
 pub(crate) mod paths;
 mod programs;

@@ -386,6 +386,16 @@ fn classify_one(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
         }
     }
     let Some(resolved) = resolve(word, cwd, ctx) else {
+        // `$X/*`, `"${D}"/`: a run-time first component that may be empty leaves the path
+        // after it, from `/`; where that is `/`, a system directory or the home, so is this.
+        if let Some(rest) = dynamic_head(word)
+            && let Some(dir) = resolve(rest, cwd, ctx)
+        {
+            let class = class_of(strip_glob(&dir).0.as_str(), cwd, ctx);
+            if matches!(class, Class::Root | Class::System | Class::Home) {
+                return (class, dir);
+            }
+        }
         return (Class::Dynamic, word.to_string());
     };
     let (path, _) = strip_glob(&resolved);
@@ -409,6 +419,25 @@ fn dynamic_tail(word: &str) -> Option<&str> {
         false
     };
     one_value.then_some(dir)
+}
+
+/// `/REST` of a word `$X/REST` or `${X}/REST` whose first component is one plain variable
+/// (not `${X:?}`, which stops the shell when `X` is empty, nor one with a default).
+fn dynamic_head(word: &str) -> Option<&str> {
+    let name_len = |t: &str| {
+        t.bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count()
+    };
+    let rest = if let Some(t) = word.strip_prefix("${") {
+        let (name, rest) = t.split_once('}')?;
+        (!name.is_empty() && name_len(name) == name.len()).then_some(rest)?
+    } else {
+        let t = word.strip_prefix('$')?;
+        let n = name_len(t);
+        (n > 0).then(|| &t[n..])?
+    };
+    rest.starts_with('/').then_some(rest)
 }
 
 fn has_glob(s: &str) -> bool {

@@ -357,7 +357,14 @@ impl<'c> Walk<'c> {
                     ));
                 }
             }
-            "git" => git::effects(args, fx),
+            "git" => {
+                git::effects(args, fx);
+                if let Some((paths, recursive)) = git::removed(args) {
+                    for t in &paths {
+                        self.delete(t, recursive, "git rm", fx);
+                    }
+                }
+            }
             "callus" if args.first().is_some_and(|a| a == "uninstall") => {
                 let home = self
                     .ctx
@@ -372,14 +379,10 @@ impl<'c> Walk<'c> {
                     &home,
                 ));
             }
-            "echo" | "printf" => {
-                self.pipes[d].literal = Some(
-                    args.iter()
-                        .filter(|a| !a.starts_with('-'))
-                        .cloned()
-                        .collect(),
-                );
-            }
+            "echo" | "printf" => self.pipes[d].literal = Some(printed_words(p, args)),
+            "setfacl" => self.acl(args, fx),
+            "crontab" => self.crontab(args, seg, d, fx),
+            "docker" | "podman" | "nerdctl" => self.container(args, fx),
             _ => {}
         }
         super::destroy::disks(p, args, fx);
@@ -389,7 +392,9 @@ impl<'c> Walk<'c> {
         // What this stage contributes to the rest of its pipeline.
         let pipe = &mut self.pipes[d];
         if net::FETCHERS.contains(&p) || net::is_decoder(p, args) {
+            // What flows on is the fetched or decoded text, not words echoed before.
             pipe.fetch = true;
+            pipe.literal = None;
         }
         if let Some(s) = secret_arg.filter(|_| !net::SENDERS.contains(&p)) {
             pipe.secret = Some(s);
@@ -722,6 +727,19 @@ impl<'c> Walk<'c> {
         if reads_stdin && seg.piped && self.pipes[d].fetch {
             fx.push(fetched(&format!("fetched or decoded code piped into {p}")));
         }
+        // `… | base64 -d | xargs bash -c` / `xargs -I{} sh -c '{}'`: xargs makes the fetched
+        // or decoded words the script.
+        let by_xargs = matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel");
+        if by_xargs
+            && seg.piped
+            && self.pipes[d].fetch
+            && args.iter().any(|a| flags.contains(&a.as_str()))
+            && (code.is_empty() || code.iter().any(|c| c.contains("{}")))
+        {
+            fx.push(fetched(&format!(
+                "fetched or decoded words run as a script by xargs {p}"
+            )));
+        }
         if shell && (reads_stdin || args.iter().any(|a| a == "-i")) {
             self.pipes[d].shell = true;
             if self.pipes[d].socket {
@@ -772,6 +790,25 @@ impl<'c> Walk<'c> {
             }
         }
     }
+}
+
+/// The words `echo`/`printf` print, for the next stage (`xargs`, a SQL client): options
+/// dropped, `\n`, `\t`, `\0` escapes and printf's `%s`-style directives as blanks.
+fn printed_words(p: &str, args: &[String]) -> Vec<String> {
+    let mut words = Vec::new();
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let mut text = a
+            .replace("\\n", " ")
+            .replace("\\t", " ")
+            .replace("\\0", " ");
+        if p == "printf" {
+            for d in ["%s", "%b", "%q", "%d"] {
+                text = text.replace(d, " ");
+            }
+        }
+        words.extend(text.split_whitespace().map(String::from));
+    }
+    words
 }
 
 fn same_file(downloaded: &str, run: &str) -> bool {
