@@ -257,6 +257,28 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
     }
 }
 
+/// The paths `git checkout … -- PATHS` / `git restore PATHS` overwrite in the working tree
+/// with a committed version (not `restore --staged` alone, which touches the index only).
+pub(crate) fn restored(args: &[String]) -> Vec<String> {
+    let global = parse(args, &GLOBAL);
+    let Some(sub) = args
+        .get(global.rest)
+        .filter(|s| *s == "checkout" || *s == "restore")
+    else {
+        return Vec::new();
+    };
+    let rest = &args[global.rest + 1..];
+    let o = parse(rest, &CHECKOUT);
+    if sub == "restore" && o.flag('S', "staged") && !o.flag('W', "worktree") {
+        return Vec::new();
+    }
+    match rest.iter().position(|a| a == "--") {
+        Some(i) => rest[i + 1..].to_vec(),
+        None if sub == "restore" => o.operands.clone(),
+        None => Vec::new(),
+    }
+}
+
 /// The paths `git rm` deletes from the working tree (not with `--cached` or `-n`), and
 /// whether recursively (`-r`).
 pub(crate) fn removed(args: &[String]) -> Option<(Vec<String>, bool)> {

@@ -205,8 +205,19 @@ fn parse_run(args: &[String], walk: &Walk) -> Run {
     run
 }
 
-/// `word` as the host sees it: under a mount's container path → the host path.
+/// `word` as the host sees it: under a mount's container path → the host path (also the
+/// value of `key=PATH`, as in `dd of=/dev/sda`).
 fn on_host(word: &str, mounts: &[Mount]) -> Option<String> {
+    if let Some((key, value)) = word.split_once('=')
+        && !key.contains('/')
+        && let Some(host) = on_path(value, mounts)
+    {
+        return Some(format!("{key}={host}"));
+    }
+    on_path(word, mounts)
+}
+
+fn on_path(word: &str, mounts: &[Mount]) -> Option<String> {
     mounts
         .iter()
         .filter(|m| {
@@ -275,6 +286,39 @@ impl Walk<'_> {
                     ("via", "setfacl"),
                     ("mode", &mode),
                 ],
+                class,
+                &path,
+            ));
+        }
+    }
+
+    /// `install -m 4755 /bin/bash DEST`: a copy with the setuid/setgid bit, as `chmod u+s`.
+    pub(super) fn install_mode(&self, args: &[String], fx: &mut Vec<Effect>) {
+        let mode = args.iter().enumerate().find_map(|(i, a)| {
+            if a == "-m" || a == "--mode" {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                a.strip_prefix("--mode=")
+                    .or_else(|| a.strip_prefix("-m").filter(|m| !m.is_empty()))
+            }
+        });
+        let Some(mode) = mode else {
+            return;
+        };
+        let setuid = mode.contains('s')
+            || mode.len() == 4
+                && mode.starts_with(['2', '4', '6', '7'])
+                && mode.bytes().all(|b| b.is_ascii_digit());
+        let dest = args
+            .iter()
+            .rev()
+            .find(|a| !a.starts_with('-') && *a != mode);
+        if let Some(dest) = dest.filter(|_| setuid) {
+            let (class, path) = self.class(dest);
+            fx.push(Effect::on_path(
+                "escalates-privilege",
+                &format!("installs {path} with the setuid/setgid bit"),
+                &[("via", "setuid")],
                 class,
                 &path,
             ));
@@ -357,7 +401,7 @@ impl Walk<'_> {
             .iter()
             .map(|w| match on_host(w, &writable) {
                 Some(h) => {
-                    seen.push(h.clone());
+                    seen.push(h.split_once('=').map_or(h.as_str(), |(_, p)| p).to_string());
                     h
                 }
                 None => map_inside_text(w, &writable, &mut seen),
@@ -507,6 +551,10 @@ mod tests {
         assert!(has(
             "docker run --rm -it -v /:/mnt ubuntu chroot /mnt bash",
             "escalates-privilege via=container"
+        ));
+        assert!(has(
+            "docker run -v /dev/sda:/dev/sda alpine dd if=/dev/zero of=/dev/sda",
+            "overwrites class=device"
         ));
         assert!(has(
             "docker run --privileged alpine sh",

@@ -364,6 +364,18 @@ impl<'c> Walk<'c> {
                         self.delete(t, recursive, "git rm", fx);
                     }
                 }
+                for t in git::restored(args) {
+                    let (class, path) = self.class(&t);
+                    if matches!(class, Class::ControlPlane | Class::System | Class::Root) {
+                        fx.push(Effect::on_path(
+                            "writes",
+                            &format!("overwrites {path} with a committed version"),
+                            &[("via", "git restore")],
+                            class,
+                            &path,
+                        ));
+                    }
+                }
             }
             "callus" if args.first().is_some_and(|a| a == "uninstall") => {
                 let home = self
@@ -383,12 +395,15 @@ impl<'c> Walk<'c> {
             "setfacl" => self.acl(args, fx),
             "crontab" => self.crontab(args, seg, d, fx),
             "docker" | "podman" | "nerdctl" => self.container(args, fx),
+            "install" => self.install_mode(args, fx),
             _ => {}
         }
         super::destroy::disks(p, args, fx);
         self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
+        self.uploads(p, args, d, fx);
+        Self::awk_socket(p, args, fx);
         // What this stage contributes to the rest of its pipeline.
         let pipe = &mut self.pipes[d];
         if net::FETCHERS.contains(&p) || net::is_decoder(p, args) {
@@ -398,6 +413,9 @@ impl<'c> Walk<'c> {
         }
         if let Some(s) = secret_arg.filter(|_| !net::SENDERS.contains(&p)) {
             pipe.secret = Some(s);
+        }
+        if let Some(s) = net::prints_secret(p, args) {
+            pipe.secret = Some(s.into());
         }
         if matches!(
             p,
@@ -734,7 +752,13 @@ impl<'c> Walk<'c> {
             && seg.piped
             && self.pipes[d].fetch
             && args.iter().any(|a| flags.contains(&a.as_str()))
-            && (code.is_empty() || code.iter().any(|c| c.contains("{}")))
+            && (code.is_empty()
+                || code.iter().any(|c| {
+                    // `{}`, or xargs -I's own replace string (`%`, `@@`): no script of its own.
+                    c.contains("{}")
+                        || !c.is_empty()
+                            && !c.bytes().any(|b| b.is_ascii_alphanumeric() || b == b' ')
+                }))
         {
             fx.push(fetched(&format!(
                 "fetched or decoded words run as a script by xargs {p}"

@@ -353,7 +353,10 @@ fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usi
     let inner = &text[i + 2..close];
     let n = inner.bytes().take_while(|c| ident(*c)).count();
     let (name, tail) = inner.split_at(n);
-    if name.is_empty() || !ident_start(name.as_bytes()[0]) {
+    // A name, or a positional parameter (`${1}`).
+    if name.is_empty()
+        || !ident_start(name.as_bytes()[0]) && !name.bytes().all(|c| c.is_ascii_digit())
+    {
         return None;
     }
     if tail.is_empty() {
@@ -361,6 +364,10 @@ fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usi
     }
     if let Some(idx) = tail.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         return Some((name, Some(idx), None, close + 1));
+    }
+    // `${X:?msg}`: X's value when it is set (the shell stops when it is not).
+    if tail.starts_with(":?") || tail.starts_with('?') {
+        return Some((name, None, None, close + 1));
     }
     let default = ["-", ":-", ":=", "="]
         .iter()
