@@ -57,6 +57,8 @@ pub(crate) struct Walk<'c> {
     pub(super) cwd: Cwd,
     pub(super) pipes: Vec<Pipe>,
     pub(super) fetched: Vec<String>,
+    /// Variables left in a word may be empty at run time (see `paths::classify`).
+    pub(super) runtime: bool,
 }
 
 const RM: Grammar = Grammar {
@@ -126,11 +128,12 @@ impl<'c> Walk<'c> {
             cwd: Cwd::Start,
             pipes: vec![Pipe::default(); DEPTHS],
             fetched: Vec::new(),
+            runtime: true,
         }
     }
 
     pub(super) fn class(&self, word: &str) -> (Class, String) {
-        super::classify_at(word, &self.cwd, self.ctx)
+        super::classify_walked(word, &self.cwd, self.ctx, self.runtime)
     }
 
     /// Turn one segment into effects.

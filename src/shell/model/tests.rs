@@ -428,6 +428,21 @@ fn a_run_time_first_component_that_may_be_empty_leaves_the_rest_from_root() {
     // `${X:?}` stops the shell when X is empty; an ordinary rest stays ordinary.
     assert!(!has("rm -rf \"${BUILD_DIR:?}\"/*", "class=root"));
     assert!(has("rm -rf \"$BUILD_DIR\"/cache", "class=dynamic"));
+    // A variable the command sets is read with its value, not as one that may be empty.
+    for c in [
+        "X=build; rm -rf \"$X\"/",
+        "export DIR=/tmp/work; rm -rf \"$DIR\"/*",
+        "for d in build dist; do rm -rf \"$d\"/*; done",
+        "X=.cache; rm -rf ~/$X",
+    ] {
+        assert!(
+            !has(c, "class=root") && !has(c, "class=home"),
+            "{c}: {:?}",
+            lines(c)
+        );
+    }
+    assert!(has("Y=1; rm -rf \"$BUILD_DIR\"/*", "class=root"));
+    assert!(has("D=; rm -rf \"$D\"/*", "class=root"));
 }
 
 #[test]
