@@ -314,24 +314,11 @@ fn value_at(text: &str, start: usize) -> (String, usize) {
                 v.push_str(&text[(i + 1).min(k)..k.min(b.len())]);
                 i = k + 1;
             }
-            // `X=$(which rm)`: a substitution is one piece of the word, blanks and all.
-            b'$' if b.get(i + 1) == Some(&b'(') => {
-                let mut depth = 0usize;
-                let mut k = i + 1;
-                while k < b.len() {
-                    match b[k] {
-                        b'(' => depth += 1,
-                        b')' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    k += 1;
-                }
-                let end = (k + 1).min(b.len());
+            // `X=$(which rm)`: a substitution is one piece of the word, blanks and all (when
+            // it closes within a short span; otherwise the word ends at a blank as before).
+            b'$' if b.get(i + 1) == Some(&b'(')
+                && let Some(end) = substitution_end(b, i + 1) =>
+            {
                 v.push_str(&text[i..end]);
                 i = end;
             }
@@ -344,6 +331,28 @@ fn value_at(text: &str, start: usize) -> (String, usize) {
         }
     }
     (v, i.min(b.len()))
+}
+
+/// Longest `$(…)` taken as one piece of an assigned value.
+const MAX_SUBSTITUTION: usize = 256;
+
+/// The end (past the `)`) of the substitution whose `(` is at `b[open]`, if it closes within
+/// [`MAX_SUBSTITUTION`] bytes.
+fn substitution_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, c) in b.iter().enumerate().skip(open).take(MAX_SUBSTITUTION) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `${…}` at `text[i]`: the name, an index (`@`, `*` or a number), a default for an unset
@@ -577,6 +586,16 @@ mod tests {
         assert_eq!(exp("`echo rm` -rf /").as_deref(), Some("rm -rf /"));
         assert_eq!(exp("rm -rf \"$DIR\""), None);
         assert_eq!(exp("ls -la"), None);
+    }
+
+    #[test]
+    fn an_assigned_substitution_is_one_word_only_when_it_closes_nearby() {
+        assert_eq!(value_at("$(which rm); x", 0).0, "$(which rm)");
+        assert_eq!(value_at("a$(b (c) d)e f", 0).0, "a$(b (c) d)e");
+        // Unclosed, or closed too far away: the word ends at a blank, as without `$(`.
+        assert_eq!(value_at("$(a b", 0).0, "$(a");
+        let far = format!("$(a {} )", "x".repeat(MAX_SUBSTITUTION));
+        assert_eq!(value_at(&far, 0).0, "$(a");
     }
 
     #[test]
