@@ -2,7 +2,116 @@
 //! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
 //! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
 
+use super::programs::Walk;
 use super::{Class, Effect};
+use crate::shell::Segment;
+
+impl Walk<'_> {
+    /// SQL that drops or empties data, from a client's `-c`/`-e`, its operands (sqlite3,
+    /// redis-cli), a heredoc or an `echo` piped in; `dropdb`; writes to callus's own
+    /// database.
+    pub(super) fn sql(
+        &self,
+        p: &str,
+        args: &[String],
+        seg: &Segment,
+        d: usize,
+        fx: &mut Vec<Effect>,
+    ) {
+        const CLIENTS: &[&str] = &[
+            "psql",
+            "mysql",
+            "mariadb",
+            "sqlite3",
+            "sqlite",
+            "duckdb",
+            "mongo",
+            "mongosh",
+            "redis-cli",
+            "sqlcmd",
+            "clickhouse-client",
+            "clickhouse",
+            "cockroach",
+            "cqlsh",
+            "snowsql",
+            "bq",
+            "mysqladmin",
+            "dropdb",
+        ];
+        if !CLIENTS.contains(&p) {
+            return;
+        }
+        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        // `dropdb NAME`, `mysqladmin [OPTS] drop NAME`: commands, not SQL text.
+        if p == "dropdb" && !operands.is_empty()
+            || p == "mysqladmin" && operands.iter().any(|o| o.eq_ignore_ascii_case("drop"))
+        {
+            fx.push(sql_effect(p, "DROP DATABASE"));
+            return;
+        }
+        let mut texts: Vec<String> = Vec::new();
+        let mut take_next = false;
+        for a in args {
+            if take_next {
+                texts.push(a.clone());
+                take_next = false;
+            } else if matches!(
+                a.as_str(),
+                "-c" | "-e" | "--command" | "--execute" | "--eval" | "-q" | "-Q" | "--query"
+            ) {
+                take_next = true;
+            } else if let Some((k, v)) = a.split_once('=')
+                && matches!(k, "--command" | "--execute" | "--eval" | "--query")
+            {
+                texts.push(v.to_string());
+            } else if a.len() > 2 && (a.starts_with("-e") || a.starts_with("-c")) {
+                texts.push(a[2..].to_string());
+            }
+        }
+        if matches!(p, "sqlite3" | "sqlite" | "duckdb" | "redis-cli") {
+            texts.extend(
+                operands
+                    .iter()
+                    .skip(usize::from(p != "redis-cli"))
+                    .map(|s| (*s).clone()),
+            );
+        }
+        if let Some(body) = seg.stdin_data() {
+            texts.push(body.to_string());
+        }
+        if seg.piped
+            && let Some(words) = &self.pipes[d].literal
+        {
+            texts.push(words.join(" "));
+        }
+        let all = texts.join("\n");
+        if let Some(stmt) = destructive_sql(&all) {
+            fx.push(sql_effect(p, stmt));
+        }
+        if matches!(p, "sqlite3" | "sqlite" | "duckdb")
+            && let Some(db) = operands.first()
+        {
+            let (class, path) = self.class(db);
+            let upper = all.to_ascii_uppercase();
+            if class == Class::ControlPlane
+                && [
+                    "DELETE", "UPDATE", "INSERT", "DROP", "ALTER", "VACUUM", "REPLACE", "CREATE",
+                    "PRAGMA",
+                ]
+                .iter()
+                .any(|k| upper.contains(k))
+            {
+                fx.push(Effect::on_path(
+                    "writes",
+                    &format!("changes the database {path}"),
+                    &[("via", p)],
+                    class,
+                    &path,
+                ));
+            }
+        }
+    }
+}
 
 pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
     let has = |f: &str| args.iter().any(|a| a == f);
