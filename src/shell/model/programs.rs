@@ -401,7 +401,7 @@ impl<'c> Walk<'c> {
             "install" => self.install_mode(args, fx),
             _ => {}
         }
-        super::destroy::disks(p, args, fx);
+        Self::disks(p, args, fx);
         self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
