@@ -172,3 +172,43 @@ fn guard_test_shows_the_effect_and_the_target_class() {
         "the effect is still shown: {text}"
     );
 }
+
+#[test]
+fn a_container_delete_is_explained_on_the_host_path_and_crontab_removal_is_denied() {
+    let env = Env::new();
+    let out = env.run(
+        &[
+            "guard",
+            "test",
+            "--",
+            "docker run --rm -v /:/host alpine rm -rf /host",
+        ],
+        b"",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("decision: block"), "{text}");
+    assert!(
+        text.contains("deletes / recursively: the filesystem root"),
+        "the delete is shown on the host's path: {text}"
+    );
+    // The same delete without the mount is the container's own.
+    let out = env.run(
+        &["guard", "test", "--", "docker run --rm alpine rm -rf /"],
+        b"",
+    );
+    assert!(stdout(&out).contains("decision: allow"), "{}", stdout(&out));
+    let out = env.run(&["guard"], &bash_payload(&env, "crontab -r"));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hook = &answer["hookSpecificOutput"];
+    assert_eq!(hook["permissionDecision"], "deny", "{answer}");
+    assert!(
+        hook["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("crontab -l > cron.bak")),
+        "the refusal says what to do instead: {answer}"
+    );
+    for benign in ["crontab -l > cron.bak", "crontab jobs.txt"] {
+        let decision = crate::common::guard_decision(&env, "Bash", &json!({ "command": benign }));
+        assert_eq!(decision, "allow", "{benign}");
+    }
+}

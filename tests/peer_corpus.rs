@@ -178,3 +178,10 @@ fn a_second_batch_written_after_the_fixes_is_stopped_too() {
 fn a_third_batch_of_bash_semantics_and_remote_commands_is_stopped() {
     check_sized("probe-batch-3.txt", 95, 25, 10);
 }
+
+/// Written from sh-guard, bash-vet-mcp, claude-bash-guard and cc-bash-guard (the file's
+/// header says which kinds from which), measured before the model was changed for it.
+#[test]
+fn a_fourth_batch_from_guards_not_used_before_is_stopped() {
+    check("held-out-batch-4.txt", 95);
+}

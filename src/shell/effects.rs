@@ -83,6 +83,52 @@ pub(crate) fn segment_writes(seg: &Segment) -> Vec<String> {
                 .filter_map(|a| a.strip_prefix("of="))
                 .map(str::to_string),
         ),
+        // gawk's in-place edit: the files after the program text.
+        "awk" | "gawk"
+            if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
+                || args
+                    .iter()
+                    .any(|a| a == "-iinplace" || a == "--include=inplace") =>
+        {
+            let explicit_program = args.iter().any(|a| a == "-f" || a.starts_with("--file"));
+            let mut files: Vec<&String> = Vec::new();
+            let mut skip_next = false;
+            for a in args {
+                if skip_next {
+                    skip_next = false;
+                } else if matches!(a.as_str(), "-i" | "-f" | "-v" | "-F" | "--include") {
+                    skip_next = true;
+                } else if !a.starts_with('-') {
+                    files.push(a);
+                }
+            }
+            out.extend(
+                files
+                    .into_iter()
+                    .skip(usize::from(!explicit_program))
+                    .cloned(),
+            );
+        }
+        // An editor run with commands of its own (`vim -c ':%d|wq' f`, `ex -s f`, `ed f`)
+        // writes the files it opens.
+        "vim" | "vi" | "nvim" | "ex" | "ed" | "red"
+            if matches!(program, "ex" | "ed" | "red")
+                || args.iter().any(|a| {
+                    matches!(a.as_str(), "-c" | "--cmd" | "-s" | "-es" | "-Es" | "-S")
+                        || a.starts_with('+')
+                }) =>
+        {
+            let mut skip_next = false;
+            for a in args {
+                if skip_next {
+                    skip_next = false;
+                } else if matches!(a.as_str(), "-c" | "--cmd" | "-S" | "-u" | "-i" | "-T") {
+                    skip_next = true;
+                } else if !a.starts_with(['-', '+']) {
+                    out.push(a.clone());
+                }
+            }
+        }
         _ => {}
     }
     out

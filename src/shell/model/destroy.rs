@@ -2,74 +2,191 @@
 //! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
 //! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
 
+use super::programs::Walk;
 use super::{Class, Effect};
+use crate::shell::Segment;
 
-pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
-    let has = |f: &str| args.iter().any(|a| a == f);
-    let short = |c: char| {
-        args.iter()
-            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
-    };
-    let help = args.is_empty() || has("--help") || has("-h") || has("-V") || has("--version");
-    let device = args
-        .iter()
-        .rev()
-        .find(|a| a.starts_with("/dev/"))
-        .cloned()
-        .unwrap_or_else(|| "?".into());
-    let destroys = match p {
-        _ if p.starts_with("mkfs") || matches!(p, "mke2fs" | "mkswap" | "newfs" | "blkdiscard") => {
-            !help
-        }
-        "wipefs" => short('a') || short('o') || has("--all"),
-        "sgdisk" => {
-            short('Z')
-                || short('z')
-                || short('o')
-                || short('d')
-                || has("--zap-all")
-                || has("--zap")
-                || has("--clear")
-        }
-        "sfdisk" => {
-            !help && !short('l') && !has("--list") && !short('d') && !has("--dump") && device != "?"
-        }
-        "fdisk" | "gdisk" | "cfdisk" => !help && !short('l') && !has("--list") && device != "?",
-        "parted" => args.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "mklabel" | "rm" | "mkpart" | "resizepart" | "mktable"
-            )
-        }),
-        "hdparm" => args.iter().any(|a| {
-            a.starts_with("--security-erase")
-                || a == "--trim-sector-ranges"
-                || a == "--write-sector"
-        }),
-        "cryptsetup" => args
+impl Walk<'_> {
+    /// Disk tools that erase a device (`wipefs -a`, `sgdisk -Z`, `mkfs`, `blkdiscard` …).
+    pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
+        let has = |f: &str| args.iter().any(|a| a == f);
+        let short = |c: char| {
+            args.iter()
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
+        };
+        let help = args.is_empty() || has("--help") || has("-h") || has("-V") || has("--version");
+        let device = args
             .iter()
-            .any(|a| matches!(a.as_str(), "luksFormat" | "erase" | "luksErase")),
-        "diskutil" => args.first().is_some_and(|a| {
-            a.starts_with("erase")
-                || a.starts_with("zero")
-                || a.starts_with("random")
-                || a == "partitionDisk"
-                || a == "secureErase"
-        }),
-        "zpool" => args
-            .first()
-            .is_some_and(|a| a == "destroy" || a == "labelclear"),
-        "lvremove" | "vgremove" | "pvremove" => !help,
-        _ => false,
-    };
-    if destroys {
-        fx.push(Effect::on_path(
-            "overwrites",
-            &format!("erases {device} with {p}"),
-            &[("via", p)],
-            Class::Device,
-            &device,
-        ));
+            .rev()
+            .find(|a| a.starts_with("/dev/"))
+            .cloned()
+            .unwrap_or_else(|| "?".into());
+        let destroys = match p {
+            _ if p.starts_with("mkfs")
+                || matches!(p, "mke2fs" | "mkswap" | "newfs" | "blkdiscard") =>
+            {
+                !help
+            }
+            "wipefs" => short('a') || short('o') || has("--all"),
+            "sgdisk" => {
+                short('Z')
+                    || short('z')
+                    || short('o')
+                    || short('d')
+                    || has("--zap-all")
+                    || has("--zap")
+                    || has("--clear")
+            }
+            "sfdisk" => {
+                !help
+                    && !short('l')
+                    && !has("--list")
+                    && !short('d')
+                    && !has("--dump")
+                    && device != "?"
+            }
+            "fdisk" | "gdisk" | "cfdisk" => !help && !short('l') && !has("--list") && device != "?",
+            "parted" => args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "mklabel" | "rm" | "mkpart" | "resizepart" | "mktable"
+                )
+            }),
+            "hdparm" => args.iter().any(|a| {
+                a.starts_with("--security-erase")
+                    || a == "--trim-sector-ranges"
+                    || a == "--write-sector"
+            }),
+            "cryptsetup" => args
+                .iter()
+                .any(|a| matches!(a.as_str(), "luksFormat" | "erase" | "luksErase")),
+            "diskutil" => args.first().is_some_and(|a| {
+                a.starts_with("erase")
+                    || a.starts_with("zero")
+                    || a.starts_with("random")
+                    || a == "partitionDisk"
+                    || a == "secureErase"
+            }),
+            "zpool" => args
+                .first()
+                .is_some_and(|a| a == "destroy" || a == "labelclear"),
+            "lvremove" | "vgremove" | "pvremove" => !help,
+            _ => false,
+        };
+        if destroys {
+            fx.push(Effect::on_path(
+                "overwrites",
+                &format!("erases {device} with {p}"),
+                &[("via", p)],
+                Class::Device,
+                &device,
+            ));
+        }
+    }
+
+    /// SQL that drops or empties data, from a client's `-c`/`-e`, its operands (sqlite3,
+    /// redis-cli), a heredoc or an `echo` piped in; `dropdb`; writes to callus's own
+    /// database.
+    pub(super) fn sql(
+        &self,
+        p: &str,
+        args: &[String],
+        seg: &Segment,
+        d: usize,
+        fx: &mut Vec<Effect>,
+    ) {
+        const CLIENTS: &[&str] = &[
+            "psql",
+            "mysql",
+            "mariadb",
+            "sqlite3",
+            "sqlite",
+            "duckdb",
+            "mongo",
+            "mongosh",
+            "redis-cli",
+            "sqlcmd",
+            "clickhouse-client",
+            "clickhouse",
+            "cockroach",
+            "cqlsh",
+            "snowsql",
+            "bq",
+            "mysqladmin",
+            "dropdb",
+        ];
+        if !CLIENTS.contains(&p) {
+            return;
+        }
+        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        // `dropdb NAME`, `mysqladmin [OPTS] drop NAME`: commands, not SQL text.
+        if p == "dropdb" && !operands.is_empty()
+            || p == "mysqladmin" && operands.iter().any(|o| o.eq_ignore_ascii_case("drop"))
+        {
+            fx.push(sql_effect(p, "DROP DATABASE"));
+            return;
+        }
+        let mut texts: Vec<String> = Vec::new();
+        let mut take_next = false;
+        for a in args {
+            if take_next {
+                texts.push(a.clone());
+                take_next = false;
+            } else if matches!(
+                a.as_str(),
+                "-c" | "-e" | "--command" | "--execute" | "--eval" | "-q" | "-Q" | "--query"
+            ) {
+                take_next = true;
+            } else if let Some((k, v)) = a.split_once('=')
+                && matches!(k, "--command" | "--execute" | "--eval" | "--query")
+            {
+                texts.push(v.to_string());
+            } else if a.len() > 2 && (a.starts_with("-e") || a.starts_with("-c")) {
+                texts.push(a[2..].to_string());
+            }
+        }
+        if matches!(p, "sqlite3" | "sqlite" | "duckdb" | "redis-cli") {
+            texts.extend(
+                operands
+                    .iter()
+                    .skip(usize::from(p != "redis-cli"))
+                    .map(|s| (*s).clone()),
+            );
+        }
+        if let Some(body) = seg.stdin_data() {
+            texts.push(body.to_string());
+        }
+        if seg.piped
+            && let Some(words) = &self.pipes[d].literal
+        {
+            texts.push(words.join(" "));
+        }
+        let all = texts.join("\n");
+        if let Some(stmt) = destructive_sql(&all) {
+            fx.push(sql_effect(p, stmt));
+        }
+        if matches!(p, "sqlite3" | "sqlite" | "duckdb")
+            && let Some(db) = operands.first()
+        {
+            let (class, path) = self.class(db);
+            let upper = all.to_ascii_uppercase();
+            if class == Class::ControlPlane
+                && [
+                    "DELETE", "UPDATE", "INSERT", "DROP", "ALTER", "VACUUM", "REPLACE", "CREATE",
+                    "PRAGMA",
+                ]
+                .iter()
+                .any(|k| upper.contains(k))
+            {
+                fx.push(Effect::on_path(
+                    "writes",
+                    &format!("changes the database {path}"),
+                    &[("via", p)],
+                    class,
+                    &path,
+                ));
+            }
+        }
     }
 }
 
@@ -77,7 +194,7 @@ pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
 /// `TRUNCATE`, `DELETE FROM t` with no `WHERE`, Redis `FLUSHALL`/`FLUSHDB`, Mongo's
 /// `dropDatabase()`.
 pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
-    let upper: String = text
+    let upper: String = sql_code(text)
         .to_ascii_uppercase()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -106,6 +223,51 @@ pub(crate) fn destructive_sql(text: &str) -> Option<&'static str> {
     None
 }
 
+/// SQL text without its string literals (`'…'`, `''` inside one), quoted identifiers
+/// (`"…"`) and comments (`-- …` to the end of the line, `/* … */`): `WHERE action = 'DROP
+/// TABLE'` names a value, not a statement.
+fn sql_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        if chars.peek() == Some(&c) {
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                out.push_str(" '' ");
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                out.push('\n');
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for d in chars.by_ref() {
+                    if prev == '*' && d == '/' {
+                        break;
+                    }
+                    prev = d;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 pub(super) fn sql_effect(client: &str, stmt: &str) -> Effect {
     Effect::plain(
         "destroys-data",
@@ -131,5 +293,22 @@ mod tests {
         assert_eq!(destructive_sql("delete from users where id=1"), None);
         assert_eq!(destructive_sql("SELECT * FROM dropped_tables"), None);
         assert_eq!(destructive_sql("flushall"), Some("FLUSHALL"));
+        // Values, identifiers and comments are not statements.
+        assert_eq!(
+            destructive_sql("SELECT * FROM audit WHERE action = 'DROP TABLE'"),
+            None
+        );
+        assert_eq!(destructive_sql("SELECT 'it''s; DROP TABLE x' AS a"), None);
+        assert_eq!(destructive_sql("SELECT 1 -- DROP DATABASE app"), None);
+        assert_eq!(destructive_sql("SELECT /* TRUNCATE t */ 1"), None);
+        assert_eq!(destructive_sql("SELECT \"drop table\" FROM t"), None);
+        assert_eq!(
+            destructive_sql("-- cleanup\nDROP TABLE users;"),
+            Some("DROP TABLE")
+        );
+        assert_eq!(
+            destructive_sql("SELECT 'a'; DROP SCHEMA s"),
+            Some("DROP SCHEMA")
+        );
     }
 }

@@ -192,6 +192,12 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
                 out.push(discard("worktree", &format!("git {sub} --force")));
             } else if paths.iter().any(|p| whole_tree(p)) {
                 out.push(discard("worktree", &format!("git {sub} .")));
+            } else if paths
+                .iter()
+                .any(|p| p.ends_with('/') || p.contains(['*', '?']))
+            {
+                // A directory or a glob: every change under it, not one file the agent named.
+                out.push(discard("worktree", &format!("git {sub} -- DIR/")));
             } else if !paths.is_empty() {
                 out.push(discard("file", &format!("git {sub} -- FILE")));
             }
@@ -249,6 +255,42 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
         "filter-branch" | "filter-repo" => out.push(discard("history", "git filter-branch")),
         _ => {}
     }
+}
+
+/// The paths `git checkout … -- PATHS` / `git restore PATHS` overwrite in the working tree
+/// with a committed version (not `restore --staged` alone, which touches the index only).
+pub(crate) fn restored(args: &[String]) -> Vec<String> {
+    let global = parse(args, &GLOBAL);
+    let Some(sub) = args
+        .get(global.rest)
+        .filter(|s| *s == "checkout" || *s == "restore")
+    else {
+        return Vec::new();
+    };
+    let rest = &args[global.rest + 1..];
+    let o = parse(rest, &CHECKOUT);
+    if sub == "restore" && o.flag('S', "staged") && !o.flag('W', "worktree") {
+        return Vec::new();
+    }
+    match rest.iter().position(|a| a == "--") {
+        Some(i) => rest[i + 1..].to_vec(),
+        None if sub == "restore" => o.operands.clone(),
+        None => Vec::new(),
+    }
+}
+
+/// The paths `git rm` deletes from the working tree (not with `--cached` or `-n`), and
+/// whether recursively (`-r`).
+pub(crate) fn removed(args: &[String]) -> Option<(Vec<String>, bool)> {
+    let global = parse(args, &GLOBAL);
+    if args.get(global.rest).is_none_or(|s| s != "rm") {
+        return None;
+    }
+    let o = parse(&args[global.rest + 1..], &PLAIN_GIT);
+    if o.has_long("cached") || o.flag('n', "dry-run") {
+        return None;
+    }
+    Some((o.operands.clone(), o.flag('r', "recursive")))
 }
 
 fn push(rest: &[String], out: &mut Vec<Effect>) {

@@ -33,6 +33,7 @@ mod flows;
 mod git;
 mod grammar;
 mod inline;
+mod machine;
 mod net;
 pub(crate) mod paths;
 mod programs;
@@ -130,12 +131,23 @@ pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
 
 /// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
 pub(crate) fn classify_at(path: &str, cwd: &paths::Cwd, ctx: &Context) -> (Class, String) {
-    let (class, resolved) = paths::classify(path, cwd, ctx);
+    classify_walked(path, cwd, ctx, true)
+}
+
+/// [`classify_at`], saying whether a variable left in `path` may be empty at run time (see
+/// [`paths::classify`]).
+pub(crate) fn classify_walked(
+    path: &str,
+    cwd: &paths::Cwd,
+    ctx: &Context,
+    runtime: bool,
+) -> (Class, String) {
+    let (class, resolved) = paths::classify(path, cwd, ctx, runtime);
     if matches!(class, Class::Other | Class::WorkingDir)
         && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
         && real != resolved
     {
-        let (c, _) = paths::classify(&real, &paths::Cwd::Start, ctx);
+        let (c, _) = paths::classify(&real, &paths::Cwd::Start, ctx, runtime);
         if c != Class::Other {
             return (c, real);
         }
@@ -196,24 +208,31 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
             &format!("more than {MAX_WRAPPERS} wrapper words"),
         ));
     }
-    effects_of(first, ctx, &mut out);
     match state::expand(command, first) {
-        state::Expanded::None => {}
-        state::Expanded::TooMany => out.push(limit(
-            "expansions",
-            &format!("more than {MAX_EXPANSIONS} expansions"),
-        )),
+        state::Expanded::None => effects_of(first, ctx, true, &mut out),
+        state::Expanded::TooMany => {
+            effects_of(first, ctx, true, &mut out);
+            out.push(limit(
+                "expansions",
+                &format!("more than {MAX_EXPANSIONS} expansions"),
+            ));
+        }
         state::Expanded::Text(text) => {
+            // The command as written, then with its own assignments expanded: a variable
+            // still there in the second reading is one the command does not set.
+            effects_of(first, ctx, false, &mut out);
             let second = split(&text);
-            effects_of(&second, ctx, &mut out);
+            effects_of(&second, ctx, true, &mut out);
         }
     }
     out
 }
 
-/// Walk the segments in order with the shell state they share.
-fn effects_of(split: &Split, ctx: &Context, out: &mut Analysis) {
+/// Walk the segments in order with the shell state they share (`runtime`: see
+/// [`paths::classify`]).
+fn effects_of(split: &Split, ctx: &Context, runtime: bool, out: &mut Analysis) {
     let mut walk = programs::Walk::new(ctx);
+    walk.runtime = runtime;
     for seg in &split.segments {
         walk.segment(seg, out);
     }

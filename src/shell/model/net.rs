@@ -159,6 +159,33 @@ pub(crate) fn is_secret(path: &str) -> bool {
             .any(|e| name.to_ascii_lowercase().ends_with(e))
 }
 
+/// The secret a program prints (`gpg --export-secret-keys`, `gh auth token`, a keychain
+/// password), for the pipeline stages after it.
+pub(crate) fn prints_secret(p: &str, args: &[String]) -> Option<&'static str> {
+    let has = |w: &str| args.iter().any(|a| a == w);
+    let starts = |w: &str| args.first().is_some_and(|a| a == w);
+    Some(match p {
+        "gpg" | "gpg2" if args.iter().any(|a| a.starts_with("--export-secret")) => {
+            "gpg secret keys"
+        }
+        "gh" if starts("auth") && has("token") => "a GitHub token",
+        "gcloud" if has("print-access-token") || has("print-identity-token") => "a cloud token",
+        "aws" if has("export-credentials") || has("get-session-token") => "cloud credentials",
+        "az" if has("get-access-token") => "a cloud token",
+        "security" if has("-w") && args.iter().any(|a| a.ends_with("-password")) => {
+            "a keychain password"
+        }
+        "pass" | "gopass" if starts("show") || args.len() == 1 => "a password store entry",
+        "op" if starts("read") || starts("item") => "a 1Password secret",
+        "vault"
+            if starts("read") || args.get(..2).is_some_and(|a| a[0] == "kv" && a[1] == "get") =>
+        {
+            "a Vault secret"
+        }
+        _ => return None,
+    })
+}
+
 /// A word that names a remote location (`host:path`, `user@host:path`), for scp and rsync.
 pub(crate) fn is_remote(word: &str) -> bool {
     if word.contains("://") {

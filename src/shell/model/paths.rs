@@ -360,11 +360,15 @@ fn braces(word: &str) -> Vec<String> {
 
 /// The class of a path as written in the command (`word`), resolved against `cwd`; of a
 /// brace list's words, the first that is not ordinary.
-pub(crate) fn classify(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+///
+/// `runtime`: whether a variable left in the word is one the command does not set, so may
+/// be empty at run time (the walk over the command as written, before its own assignments
+/// are expanded, passes `false`: `X=build; rm -rf "$X"/` is read again with `X` expanded).
+pub(crate) fn classify(word: &str, cwd: &Cwd, ctx: &Context, runtime: bool) -> (Class, String) {
     let words = braces(word);
     let mut first = None;
     for w in &words {
-        let found = classify_one(w, cwd, ctx);
+        let found = classify_one(w, cwd, ctx, runtime);
         if found.0 != Class::Other {
             return found;
         }
@@ -373,11 +377,12 @@ pub(crate) fn classify(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) 
     first.unwrap_or_else(|| (Class::Other, word.to_string()))
 }
 
-fn classify_one(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+fn classify_one(word: &str, cwd: &Cwd, ctx: &Context, runtime: bool) -> (Class, String) {
     // `/$X`, `~/$(f)`, `/usr/${D}`: a run-time last component that may be empty leaves the
     // directory before it; where that is `/`, a system directory or the home, the command
     // may delete it, so it is classified as that directory.
-    if let Some(prefix) = dynamic_tail(word)
+    if runtime
+        && let Some(prefix) = dynamic_tail(word)
         && let Some(dir) = resolve(prefix, cwd, ctx)
     {
         let class = class_of(strip_glob(&dir).0.as_str(), cwd, ctx);
@@ -386,6 +391,17 @@ fn classify_one(word: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
         }
     }
     let Some(resolved) = resolve(word, cwd, ctx) else {
+        // `$X/*`, `"${D}"/`: a run-time first component that may be empty leaves the path
+        // after it, from `/`; where that is `/`, a system directory or the home, so is this.
+        if runtime
+            && let Some(rest) = dynamic_head(word)
+            && let Some(dir) = resolve(rest, cwd, ctx)
+        {
+            let class = class_of(strip_glob(&dir).0.as_str(), cwd, ctx);
+            if matches!(class, Class::Root | Class::System | Class::Home) {
+                return (class, dir);
+            }
+        }
         return (Class::Dynamic, word.to_string());
     };
     let (path, _) = strip_glob(&resolved);
@@ -409,6 +425,25 @@ fn dynamic_tail(word: &str) -> Option<&str> {
         false
     };
     one_value.then_some(dir)
+}
+
+/// `/REST` of a word `$X/REST` or `${X}/REST` whose first component is one plain variable
+/// (not `${X:?}`, which stops the shell when `X` is empty, nor one with a default).
+fn dynamic_head(word: &str) -> Option<&str> {
+    let name_len = |t: &str| {
+        t.bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count()
+    };
+    let rest = if let Some(t) = word.strip_prefix("${") {
+        let (name, rest) = t.split_once('}')?;
+        (!name.is_empty() && name_len(name) == name.len()).then_some(rest)?
+    } else {
+        let t = word.strip_prefix('$')?;
+        let n = name_len(t);
+        (n > 0).then(|| &t[n..])?
+    };
+    rest.starts_with('/').then_some(rest)
 }
 
 fn has_glob(s: &str) -> bool {
@@ -525,7 +560,7 @@ mod tests {
     }
 
     fn class(word: &str) -> &'static str {
-        classify(word, &Cwd::Start, &ctx()).0.name()
+        classify(word, &Cwd::Start, &ctx(), true).0.name()
     }
 
     #[test]
@@ -570,8 +605,11 @@ mod tests {
             assert_eq!(class(w), c, "{w}");
         }
         let below = Cwd::Below("build".into());
-        assert_eq!(classify(".", &below, &ctx()).0, Class::Other);
-        assert_eq!(classify("*", &Cwd::At("/".into()), &ctx()).0, Class::Root);
+        assert_eq!(classify(".", &below, &ctx(), true).0, Class::Other);
+        assert_eq!(
+            classify("*", &Cwd::At("/".into()), &ctx(), true).0,
+            Class::Root
+        );
     }
 
     #[test]
@@ -580,18 +618,24 @@ mod tests {
             home: Some("/root".into()),
             ..Context::default()
         };
-        assert_eq!(classify("~/notes.txt", &Cwd::Start, &c).0, Class::Other);
-        assert_eq!(classify("/root", &Cwd::Start, &c).0, Class::Home);
-        assert_eq!(classify("/root/.ssh", &Cwd::Start, &c).0, Class::Home);
+        assert_eq!(
+            classify("~/notes.txt", &Cwd::Start, &c, true).0,
+            Class::Other
+        );
+        assert_eq!(classify("/root", &Cwd::Start, &c, true).0, Class::Home);
+        assert_eq!(classify("/root/.ssh", &Cwd::Start, &c, true).0, Class::Home);
         // A home inside $CALLUS_HOME (a sandbox) is not the control plane.
         let sandbox = Context {
             home: Some("/s/home".into()),
             callus_home: Some("/s".into()),
             ..Context::default()
         };
-        assert_eq!(classify("~/x/y", &Cwd::Start, &sandbox).0, Class::Other);
         assert_eq!(
-            classify("/s/callus.db", &Cwd::Start, &sandbox).0,
+            classify("~/x/y", &Cwd::Start, &sandbox, true).0,
+            Class::Other
+        );
+        assert_eq!(
+            classify("/s/callus.db", &Cwd::Start, &sandbox, true).0,
             Class::ControlPlane
         );
     }
@@ -599,8 +643,8 @@ mod tests {
     #[test]
     fn without_a_known_cwd_dot_is_the_working_dir() {
         let c = Context::default();
-        assert_eq!(classify("./*", &Cwd::Start, &c).0, Class::WorkingDir);
-        assert_eq!(classify("..", &Cwd::Start, &c).0, Class::AboveProject);
-        assert_eq!(classify("~/", &Cwd::Start, &c).0, Class::Home);
+        assert_eq!(classify("./*", &Cwd::Start, &c, true).0, Class::WorkingDir);
+        assert_eq!(classify("..", &Cwd::Start, &c, true).0, Class::AboveProject);
+        assert_eq!(classify("~/", &Cwd::Start, &c, true).0, Class::Home);
     }
 }

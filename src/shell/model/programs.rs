@@ -57,6 +57,8 @@ pub(crate) struct Walk<'c> {
     pub(super) cwd: Cwd,
     pub(super) pipes: Vec<Pipe>,
     pub(super) fetched: Vec<String>,
+    /// Variables left in a word may be empty at run time (see `paths::classify`).
+    pub(super) runtime: bool,
 }
 
 const RM: Grammar = Grammar {
@@ -126,11 +128,12 @@ impl<'c> Walk<'c> {
             cwd: Cwd::Start,
             pipes: vec![Pipe::default(); DEPTHS],
             fetched: Vec::new(),
+            runtime: true,
         }
     }
 
     pub(super) fn class(&self, word: &str) -> (Class, String) {
-        super::classify_at(word, &self.cwd, self.ctx)
+        super::classify_walked(word, &self.cwd, self.ctx, self.runtime)
     }
 
     /// Turn one segment into effects.
@@ -357,7 +360,26 @@ impl<'c> Walk<'c> {
                     ));
                 }
             }
-            "git" => git::effects(args, fx),
+            "git" => {
+                git::effects(args, fx);
+                if let Some((paths, recursive)) = git::removed(args) {
+                    for t in &paths {
+                        self.delete(t, recursive, "git rm", fx);
+                    }
+                }
+                for t in git::restored(args) {
+                    let (class, path) = self.class(&t);
+                    if matches!(class, Class::ControlPlane | Class::System | Class::Root) {
+                        fx.push(Effect::on_path(
+                            "writes",
+                            &format!("overwrites {path} with a committed version"),
+                            &[("via", "git restore")],
+                            class,
+                            &path,
+                        ));
+                    }
+                }
+            }
             "callus" if args.first().is_some_and(|a| a == "uninstall") => {
                 let home = self
                     .ctx
@@ -372,27 +394,31 @@ impl<'c> Walk<'c> {
                     &home,
                 ));
             }
-            "echo" | "printf" => {
-                self.pipes[d].literal = Some(
-                    args.iter()
-                        .filter(|a| !a.starts_with('-'))
-                        .cloned()
-                        .collect(),
-                );
-            }
+            "echo" | "printf" => self.pipes[d].literal = Some(printed_words(p, args)),
+            "setfacl" => self.acl(args, fx),
+            "crontab" => self.crontab(args, seg, d, fx),
+            "docker" | "podman" | "nerdctl" => self.container(args, fx),
+            "install" => self.install_mode(args, fx),
             _ => {}
         }
-        super::destroy::disks(p, args, fx);
+        Self::disks(p, args, fx);
         self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
+        self.uploads(p, args, d, fx);
+        Self::awk_socket(p, args, fx);
         // What this stage contributes to the rest of its pipeline.
         let pipe = &mut self.pipes[d];
         if net::FETCHERS.contains(&p) || net::is_decoder(p, args) {
+            // What flows on is the fetched or decoded text, not words echoed before.
             pipe.fetch = true;
+            pipe.literal = None;
         }
         if let Some(s) = secret_arg.filter(|_| !net::SENDERS.contains(&p)) {
             pipe.secret = Some(s);
+        }
+        if let Some(s) = net::prints_secret(p, args) {
+            pipe.secret = Some(s.into());
         }
         if matches!(
             p,
@@ -549,101 +575,6 @@ impl<'c> Walk<'c> {
         }
     }
 
-    fn sql(&self, p: &str, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
-        const CLIENTS: &[&str] = &[
-            "psql",
-            "mysql",
-            "mariadb",
-            "sqlite3",
-            "sqlite",
-            "duckdb",
-            "mongo",
-            "mongosh",
-            "redis-cli",
-            "sqlcmd",
-            "clickhouse-client",
-            "clickhouse",
-            "cockroach",
-            "cqlsh",
-            "snowsql",
-            "bq",
-            "mysqladmin",
-            "dropdb",
-        ];
-        if !CLIENTS.contains(&p) {
-            return;
-        }
-        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        // `dropdb NAME`, `mysqladmin [OPTS] drop NAME`: commands, not SQL text.
-        if p == "dropdb" && !operands.is_empty()
-            || p == "mysqladmin" && operands.iter().any(|o| o.eq_ignore_ascii_case("drop"))
-        {
-            fx.push(super::destroy::sql_effect(p, "DROP DATABASE"));
-            return;
-        }
-        let mut texts: Vec<String> = Vec::new();
-        let mut take_next = false;
-        for a in args {
-            if take_next {
-                texts.push(a.clone());
-                take_next = false;
-            } else if matches!(
-                a.as_str(),
-                "-c" | "-e" | "--command" | "--execute" | "--eval" | "-q" | "-Q" | "--query"
-            ) {
-                take_next = true;
-            } else if let Some((k, v)) = a.split_once('=')
-                && matches!(k, "--command" | "--execute" | "--eval" | "--query")
-            {
-                texts.push(v.to_string());
-            } else if a.len() > 2 && (a.starts_with("-e") || a.starts_with("-c")) {
-                texts.push(a[2..].to_string());
-            }
-        }
-        if matches!(p, "sqlite3" | "sqlite" | "duckdb" | "redis-cli") {
-            texts.extend(
-                operands
-                    .iter()
-                    .skip(usize::from(p != "redis-cli"))
-                    .map(|s| (*s).clone()),
-            );
-        }
-        if let Some(body) = seg.stdin_data() {
-            texts.push(body.to_string());
-        }
-        if seg.piped
-            && let Some(words) = &self.pipes[d].literal
-        {
-            texts.push(words.join(" "));
-        }
-        let all = texts.join("\n");
-        if let Some(stmt) = super::destroy::destructive_sql(&all) {
-            fx.push(super::destroy::sql_effect(p, stmt));
-        }
-        if matches!(p, "sqlite3" | "sqlite" | "duckdb")
-            && let Some(db) = operands.first()
-        {
-            let (class, path) = self.class(db);
-            let upper = all.to_ascii_uppercase();
-            if class == Class::ControlPlane
-                && [
-                    "DELETE", "UPDATE", "INSERT", "DROP", "ALTER", "VACUUM", "REPLACE", "CREATE",
-                    "PRAGMA",
-                ]
-                .iter()
-                .any(|k| upper.contains(k))
-            {
-                fx.push(Effect::on_path(
-                    "writes",
-                    &format!("changes the database {path}"),
-                    &[("via", p)],
-                    class,
-                    &path,
-                ));
-            }
-        }
-    }
-
     /// Shells, interpreters, `source`, `eval`: code fetched or decoded and then run, remote
     /// shells in inline code, control-plane writes in inline code, downloaded files run.
     fn code(&mut self, p: &str, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
@@ -722,6 +653,25 @@ impl<'c> Walk<'c> {
         if reads_stdin && seg.piped && self.pipes[d].fetch {
             fx.push(fetched(&format!("fetched or decoded code piped into {p}")));
         }
+        // `… | base64 -d | xargs bash -c` / `xargs -I{} sh -c '{}'`: xargs makes the fetched
+        // or decoded words the script.
+        let by_xargs = matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel");
+        if by_xargs
+            && seg.piped
+            && self.pipes[d].fetch
+            && args.iter().any(|a| flags.contains(&a.as_str()))
+            && (code.is_empty()
+                || code.iter().any(|c| {
+                    // `{}`, or xargs -I's own replace string (`%`, `@@`): no script of its own.
+                    c.contains("{}")
+                        || !c.is_empty()
+                            && !c.bytes().any(|b| b.is_ascii_alphanumeric() || b == b' ')
+                }))
+        {
+            fx.push(fetched(&format!(
+                "fetched or decoded words run as a script by xargs {p}"
+            )));
+        }
         if shell && (reads_stdin || args.iter().any(|a| a == "-i")) {
             self.pipes[d].shell = true;
             if self.pipes[d].socket {
@@ -772,6 +722,25 @@ impl<'c> Walk<'c> {
             }
         }
     }
+}
+
+/// The words `echo`/`printf` print, for the next stage (`xargs`, a SQL client): options
+/// dropped, `\n`, `\t`, `\0` escapes and printf's `%s`-style directives as blanks.
+fn printed_words(p: &str, args: &[String]) -> Vec<String> {
+    let mut words = Vec::new();
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let mut text = a
+            .replace("\\n", " ")
+            .replace("\\t", " ")
+            .replace("\\0", " ");
+        if p == "printf" {
+            for d in ["%s", "%b", "%q", "%d"] {
+                text = text.replace(d, " ");
+            }
+        }
+        words.extend(text.split_whitespace().map(String::from));
+    }
+    words
 }
 
 fn same_file(downloaded: &str, run: &str) -> bool {

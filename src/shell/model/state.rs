@@ -112,6 +112,110 @@ fn builtin_definitions(text: &str, out: &mut Vec<Def>) {
     }
 }
 
+/// The words of a simple command starting at `text[start..]`, quotes removed, up to its
+/// end (`;`, `&`, `|`, a newline, `}` or `)`).
+fn command_words(text: &str, start: usize) -> Vec<String> {
+    let mut words = Vec::new();
+    let b = text.as_bytes();
+    let mut i = start;
+    loop {
+        while i < b.len() && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if i >= b.len() || matches!(b[i], b';' | b'&' | b'|' | b'\n' | b'}' | b')') {
+            return words;
+        }
+        let (w, end) = value_at(text, i);
+        if end <= i {
+            return words;
+        }
+        words.push(w);
+        i = end;
+    }
+}
+
+/// Is `text[at..]` at the start of a command (after a separator, or the string's start)?
+fn command_start(text: &str, at: usize) -> bool {
+    text[..at]
+        .trim_end_matches([' ', '\t'])
+        .chars()
+        .next_back()
+        .is_none_or(|c| matches!(c, ';' | '&' | '|' | '\n' | '(' | '{'))
+        || text[..at].trim_end().ends_with(" then")
+        || text[..at].trim_end().ends_with(" do")
+}
+
+/// The positional parameters the command gives itself: `set -- WORDS`, and the arguments
+/// of the first call of a function it defines (`f(){ rm -rf "$1"; }; f ~`), so `$1` … `$9`,
+/// `$@` and `$*` expand to them.
+fn positional(text: &str, defs: &mut Vec<Def>) {
+    let mut words: Option<Vec<String>> = None;
+    for (at, _) in text.match_indices("set ") {
+        if !command_start(text, at) {
+            continue;
+        }
+        let w = command_words(text, at + 4);
+        match w.first().map(String::as_str) {
+            Some("--") => words = Some(w[1..].to_vec()),
+            Some(f) if !f.starts_with(['-', '+']) => words = Some(w),
+            _ => {}
+        }
+    }
+    if words.is_none() {
+        words = function_call_words(text);
+    }
+    let Some(words) = words else {
+        return;
+    };
+    for (n, w) in words.iter().enumerate().take(9) {
+        defs.push(Def {
+            name: (n + 1).to_string(),
+            value: w.clone(),
+            kind: Kind::Scalar,
+        });
+    }
+    defs.push(Def {
+        name: "@".into(),
+        value: words.join(" "),
+        kind: Kind::Loop,
+    });
+}
+
+/// The arguments of the first call of a function the command defines (`NAME() {` or
+/// `function NAME`).
+fn function_call_words(text: &str) -> Option<Vec<String>> {
+    let mut names: Vec<&str> = Vec::new();
+    for (at, _) in text.match_indices("()") {
+        let before = text[..at].trim_end();
+        let n = before.bytes().rev().take_while(|c| ident(*c)).count();
+        if n > 0 && command_start(text, before.len() - n) {
+            names.push(&before[before.len() - n..]);
+        }
+    }
+    for (at, _) in text.match_indices("function ") {
+        let rest = &text[at + "function ".len()..];
+        let n = rest.bytes().take_while(|c| ident(*c)).count();
+        if n > 0 && command_start(text, at) {
+            names.push(&rest[..n]);
+        }
+    }
+    // A bounded number of names, each found by one scan of the text.
+    for name in names.into_iter().take(16) {
+        for (at, _) in text.match_indices(name) {
+            let after = &text[at + name.len()..];
+            let boundary = after.is_empty() || after.starts_with([' ', '\t', ';', '\n', '&', '|']);
+            if !boundary || !command_start(text, at) || after.trim_start().starts_with('(') {
+                continue;
+            }
+            if text[..at].trim_end().ends_with("function") {
+                continue;
+            }
+            return Some(command_words(text, at + name.len()));
+        }
+    }
+    None
+}
+
 /// Replace each alias name in program position (the start of a command) by its value.
 fn aliases(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
     let mut out = String::with_capacity(text.len());
@@ -210,6 +314,14 @@ fn value_at(text: &str, start: usize) -> (String, usize) {
                 v.push_str(&text[(i + 1).min(k)..k.min(b.len())]);
                 i = k + 1;
             }
+            // `X=$(which rm)`: a substitution is one piece of the word, blanks and all (when
+            // it closes within a short span; otherwise the word ends at a blank as before).
+            b'$' if b.get(i + 1) == Some(&b'(')
+                && let Some(end) = substitution_end(b, i + 1) =>
+            {
+                v.push_str(&text[i..end]);
+                i = end;
+            }
             b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' => break,
             _ => {
                 let ch = text[i..].chars().next().unwrap_or(' ');
@@ -221,6 +333,28 @@ fn value_at(text: &str, start: usize) -> (String, usize) {
     (v, i.min(b.len()))
 }
 
+/// Longest `$(…)` taken as one piece of an assigned value.
+const MAX_SUBSTITUTION: usize = 256;
+
+/// The end (past the `)`) of the substitution whose `(` is at `b[open]`, if it closes within
+/// [`MAX_SUBSTITUTION`] bytes.
+fn substitution_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, c) in b.iter().enumerate().skip(open).take(MAX_SUBSTITUTION) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `${…}` at `text[i]`: the name, an index (`@`, `*` or a number), a default for an unset
 /// name (`:-`, `:=`, `-`, `=`), and where it ends.
 fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usize)> {
@@ -228,7 +362,10 @@ fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usi
     let inner = &text[i + 2..close];
     let n = inner.bytes().take_while(|c| ident(*c)).count();
     let (name, tail) = inner.split_at(n);
-    if name.is_empty() || !ident_start(name.as_bytes()[0]) {
+    // A name, or a positional parameter (`${1}`).
+    if name.is_empty()
+        || !ident_start(name.as_bytes()[0]) && !name.bytes().all(|c| c.is_ascii_digit())
+    {
         return None;
     }
     if tail.is_empty() {
@@ -236,6 +373,10 @@ fn braced(text: &str, i: usize) -> Option<(&str, Option<&str>, Option<&str>, usi
     }
     if let Some(idx) = tail.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         return Some((name, Some(idx), None, close + 1));
+    }
+    // `${X:?msg}`: X's value when it is set (the shell stops when it is not).
+    if tail.starts_with(":?") || tail.starts_with('?') {
+        return Some((name, None, None, close + 1));
     }
     let default = ["-", ":-", ":=", "="]
         .iter()
@@ -269,7 +410,11 @@ fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
     let mut changed = false;
     while i < b.len() {
         if b[i] == b'$' && i + 1 < b.len() {
-            let (name, index, default, end) = if b[i + 1] == b'{' {
+            let (name, index, default, end) = if matches!(b[i + 1], b'@' | b'*') {
+                ("@", None, None, i + 2)
+            } else if text[i..].starts_with("${@}") || text[i..].starts_with("${*}") {
+                ("@", None, None, i + 4)
+            } else if b[i + 1] == b'{' {
                 braced(text, i).unwrap_or(("", None, None, i + 1))
             } else {
                 let mut j = i + 1;
@@ -352,6 +497,15 @@ fn echo_substitution(s: &str, open: &str, close: &str) -> Option<(String, usize)
     if inner.contains(['(', '`', '$', '|', ';', '&', '<', '>']) {
         return None;
     }
+    // `$(which rm)`, `$(command -v rm)`, `$(type -P rm)` print the program's path.
+    if let Some(name) = ["which ", "command -v ", "type -P ", "type -p "]
+        .iter()
+        .find_map(|p| inner.strip_prefix(p))
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && !n.contains([' ', '\'', '"']))
+    {
+        return Some((name.to_string(), inner_start + end + close.len()));
+    }
     let words = inner
         .strip_prefix("echo ")
         .or_else(|| inner.strip_prefix("printf "))?;
@@ -382,6 +536,7 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
     if text.contains("alias ") || text.contains("printf -v ") {
         builtin_definitions(text, &mut defs);
     }
+    positional(text, &mut defs);
     let mut count = 0;
     let mut current = text.to_string();
     let mut any = false;
@@ -431,6 +586,16 @@ mod tests {
         assert_eq!(exp("`echo rm` -rf /").as_deref(), Some("rm -rf /"));
         assert_eq!(exp("rm -rf \"$DIR\""), None);
         assert_eq!(exp("ls -la"), None);
+    }
+
+    #[test]
+    fn an_assigned_substitution_is_one_word_only_when_it_closes_nearby() {
+        assert_eq!(value_at("$(which rm); x", 0).0, "$(which rm)");
+        assert_eq!(value_at("a$(b (c) d)e f", 0).0, "a$(b (c) d)e");
+        // Unclosed, or closed too far away: the word ends at a blank, as without `$(`.
+        assert_eq!(value_at("$(a b", 0).0, "$(a");
+        let far = format!("$(a {} )", "x".repeat(MAX_SUBSTITUTION));
+        assert_eq!(value_at(&far, 0).0, "$(a");
     }
 
     #[test]
