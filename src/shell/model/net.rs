@@ -84,11 +84,51 @@ pub(crate) fn fetches_or_decodes(code: &str) -> bool {
     .any(|p| lower.contains(&p.to_ascii_lowercase()))
 }
 
-/// The substitutions (`$(…)`, `` `…` ``, `<(…)`) in a word, as the text after each opener.
+/// How much of an unclosed substitution's text is looked at (bash refuses an unclosed one
+/// as a syntax error, so nothing of it runs; the window only keeps the scan linear).
+const UNCLOSED_WINDOW: usize = 256;
+
+/// The substitutions (`$(…)`, `` `…` ``, `<(…)`) in a word, each as its text from after the
+/// opener to its closing `)` or `` ` `` (nested ones included in the outer's text and
+/// yielded again on their own); an unclosed one as at most [`UNCLOSED_WINDOW`] bytes.
+/// One pass over the word finds every close, so the total text yielded grows with the
+/// word's length times its nesting, never with the number of openers times the length.
 pub(crate) fn substitutions(word: &str) -> impl Iterator<Item = &str> {
-    ["$(", "<(", "`"].into_iter().flat_map(move |open| {
-        word.match_indices(open)
-            .map(move |(i, _)| &word[i + open.len()..])
+    let b = word.as_bytes();
+    let mut spans: Vec<(usize, Option<usize>)> = Vec::new();
+    // Open parentheses: `Some(index into spans)` for a substitution's, `None` for a plain one.
+    let mut parens: Vec<Option<usize>> = Vec::new();
+    let mut tick: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' if i > 0 && matches!(b[i - 1], b'$' | b'<') => {
+                parens.push(Some(spans.len()));
+                spans.push((i + 1, None));
+            }
+            b'(' => parens.push(None),
+            b')' => {
+                if let Some(Some(k)) = parens.pop() {
+                    spans[k].1 = Some(i);
+                }
+            }
+            b'`' => match tick.take() {
+                Some(k) => spans[k].1 = Some(i),
+                None => {
+                    tick = Some(spans.len());
+                    spans.push((i + 1, None));
+                }
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    spans.into_iter().map(move |(start, end)| {
+        let mut end = end.unwrap_or_else(|| (start + UNCLOSED_WINDOW).min(b.len()));
+        while !word.is_char_boundary(end) {
+            end -= 1;
+        }
+        &word[start..end]
     })
 }
 
@@ -255,5 +295,26 @@ mod tests {
         assert!(fetches_or_decodes("echo aGk= | base64 -d)"));
         assert!(!fetches_or_decodes("git rev-parse HEAD)"));
         assert_eq!(substitutions("a$(b)c<(d)").count(), 2);
+    }
+
+    #[test]
+    fn substitutions_end_at_their_close_and_an_unclosed_one_is_bounded() {
+        let subs: Vec<&str> = substitutions("a$(b (c) $(d))e`f`<(g)$(h").collect();
+        assert_eq!(subs, ["b (c) $(d)", "d", "f", "g", "h"]);
+        let unclosed = format!("$({})", "x".repeat(1000));
+        let unclosed = &unclosed[..unclosed.len() - 1];
+        assert_eq!(
+            substitutions(unclosed).next().unwrap().len(),
+            UNCLOSED_WINDOW
+        );
+        // Many unclosed openers: the text yielded is bounded per opener, not the rest of
+        // the word each time.
+        let many = "$(".repeat(20_000);
+        let total: usize = substitutions(&many).map(str::len).sum();
+        assert!(total <= 20_000 * UNCLOSED_WINDOW, "{total}");
+        assert!(substitutions("`a$(b`c)").all(|s| !s.is_empty()));
+        // A multibyte character at the window's edge is not split.
+        let wide = format!("$({}", "é".repeat(200));
+        assert!(substitutions(&wide).next().unwrap().len() <= UNCLOSED_WINDOW);
     }
 }
