@@ -112,13 +112,14 @@ pub(crate) fn substitutions(word: &str) -> impl Iterator<Item = &str> {
                     spans[k].1 = Some(i);
                 }
             }
-            b'`' => match tick.take() {
-                Some(k) => spans[k].1 = Some(i),
-                None => {
+            b'`' => {
+                if let Some(k) = tick.take() {
+                    spans[k].1 = Some(i);
+                } else {
                     tick = Some(spans.len());
                     spans.push((i + 1, None));
                 }
-            },
+            }
             _ => {}
         }
         i += 1;
