@@ -29,6 +29,7 @@
 //! root, `$CALLUS_HOME`). Never panics.
 
 mod destroy;
+mod find;
 mod flows;
 mod git;
 mod grammar;

@@ -42,8 +42,16 @@ pub(crate) fn interpreter(p: &str) -> Option<&'static str> {
         "lua" | "luajit" => "lua",
         "Rscript" | "R" => "r",
         "osascript" => "osascript",
+        "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" => "powershell",
         _ => return None,
     })
+}
+
+/// PowerShell's `-EncodedCommand` in any spelling it accepts (`-e`, `-ec`, `-enc`, …):
+/// base64 decoded and run.
+pub(crate) fn is_encoded_command(arg: &str) -> bool {
+    let a = arg.to_ascii_lowercase();
+    a == "-e" || a == "-ec" || (a.len() >= 3 && "-encodedcommand".starts_with(a.as_str()))
 }
 
 /// The flag an interpreter takes inline code with.
@@ -53,6 +61,7 @@ pub(crate) fn code_flags(family: &str) -> &'static [&'static str] {
         "ruby" | "node" | "lua" => &["-e", "--eval", "-p", "--print"],
         "php" => &["-r"],
         "r" => &["-e"],
+        "powershell" => &["-c", "-Command", "-command", "-C"],
         _ => &["-c"],
     }
 }

@@ -473,7 +473,9 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
         if (HOME_KEEP.contains(&first) || has_glob(first)) && !rest.contains('/') {
             return Class::Home;
         }
-        if first == ".ssh" || first == ".gnupg" {
+        // Keys and credentials anywhere in the home (`~/.aws/credentials`, `~/.netrc`, a
+        // `.env` of the user's own) are the home's keys, wherever the home itself is.
+        if first == ".ssh" || first == ".gnupg" || super::net::is_secret(path) {
             return Class::Home;
         }
     }

@@ -8,37 +8,6 @@ use super::paths::{Cwd, resolve};
 use super::{Analysis, Class, Context, Effect, git, net};
 use crate::shell::{MAX_DEPTH, Origin, Segment, segment_writes};
 
-/// `find` predicates that narrow what `-delete` removes.
-const NARROW: &[&str] = &[
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-regex",
-    "-iregex",
-    "-newer",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-size",
-    "-empty",
-    "-user",
-    "-group",
-    "-perm",
-    "-links",
-    "-inum",
-    "-samefile",
-    "-wholename",
-    "-iwholename",
-    "-lname",
-    "-ilname",
-    "-nouser",
-    "-nogroup",
-];
-
 const DEPTHS: usize = MAX_DEPTH as usize + 2;
 
 /// What the stages of one pipeline so far did.
@@ -260,7 +229,7 @@ impl<'c> Walk<'c> {
                 self.find(args, fx);
                 // What an unfiltered `find ROOTS` prints starts with its roots, so `find . |
                 // xargs rm -rf` deletes `.`; a filtered one prints no root as such.
-                if !args.iter().any(|a| NARROW.contains(&a.as_str())) {
+                if !Self::narrows(args) {
                     let roots: Vec<String> = args
                         .iter()
                         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
@@ -466,42 +435,13 @@ impl<'c> Walk<'c> {
             class,
             &path,
         ));
-    }
-
-    fn find(&self, args: &[String], fx: &mut Vec<Effect>) {
-        let roots: Vec<&String> = args
-            .iter()
-            .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
-            .collect();
-        let deletes = args.iter().enumerate().any(|(i, a)| {
-            a == "-delete"
-                || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                    && args.get(i + 1).is_some_and(|n| {
-                        matches!(n.rsplit('/').next(), Some("rm" | "shred" | "unlink"))
-                    }))
-        });
-        if !deletes {
-            return;
-        }
-        let narrow = args.iter().any(|a| NARROW.contains(&a.as_str()));
-        let roots: Vec<String> = if roots.is_empty() {
-            vec![".".into()]
-        } else {
-            roots.into_iter().cloned().collect()
-        };
-        for r in roots {
-            let (class, path) = self.class(&r);
-            let verb = format!(
-                "deletes everything under {}",
-                if path.is_empty() { "." } else { &path }
-            );
+        // A key or credential file is gone for good (no history, rarely a backup): its own
+        // effect, so a rule can refuse it where an ordinary file's delete is fine.
+        if !recursive && net::is_secret(&path) {
             fx.push(Effect::on_path(
-                "deletes",
-                &verb,
-                &[
-                    ("recursive", if narrow { "filtered" } else { "true" }),
-                    ("via", "find"),
-                ],
+                "deletes-secret",
+                &format!("deletes {path}, a key or credential file"),
+                &[("via", via)],
                 class,
                 &path,
             ));
@@ -597,6 +537,9 @@ impl<'c> Walk<'c> {
             }
             return;
         }
+        if family == Some("powershell") && args.iter().any(|a| net::is_encoded_command(a)) {
+            fx.push(fetched(&format!("{p} runs a base64-encoded command")));
+        }
         let flags: &[&str] = family.map_or(&["-c"], net::code_flags);
         let mut code: Vec<&String> = Vec::new();
         let mut operands: Vec<&String> = Vec::new();
@@ -650,6 +593,9 @@ impl<'c> Walk<'c> {
                     *o == "-" || *o == "/dev/stdin" || shell && args.iter().any(|a| a == "-s")
                 })
         };
+        // PowerShell's `-Command -` reads the commands from stdin.
+        let reads_stdin =
+            reads_stdin || family == Some("powershell") && code.iter().any(|c| c.as_str() == "-");
         if reads_stdin && seg.piped && self.pipes[d].fetch {
             fx.push(fetched(&format!("fetched or decoded code piped into {p}")));
         }

