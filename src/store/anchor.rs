@@ -559,6 +559,26 @@ mod tests {
             unreadable,
             vec![format!("{}: no such file", gone.display())]
         );
+        // Another store's anchors are not this one's.
+        let other = tmp.path().join("other.db");
+        std::fs::write(&other, b"").unwrap();
+        assert!(from_places(&other, &[Place::File(file)]).0.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_is_named_by_its_canonical_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let link = tmp.path().join("link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let canonical = std::fs::canonicalize(&db).unwrap().display().to_string();
+        assert_eq!(store_name(&link), canonical);
+        assert_eq!(store_name(&db), canonical);
+        // A store not (yet) there is named as given.
+        let gone = tmp.path().join("gone.db");
+        assert_eq!(store_name(&gone), gone.display().to_string());
     }
 
     #[test]
