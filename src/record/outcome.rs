@@ -740,7 +740,9 @@ mod tests {
             Status::Failure
         );
         // A plain word with a space is an argument, not a command to look into.
-        assert_eq!(bash("grep 'foo bar' f", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("grep -F 'foo bar'", 1, "Exit code 1"), Status::Answer);
+        // A `!` the splitter leaves in the argv (quoted, escaped) is still skipped.
+        assert_eq!(bash("\\! grep x f", 1, "Exit code 1"), Status::Answer);
         // A wrapper's command is the exit segment; a path is read by its basename.
         assert_eq!(bash("sudo grep x /etc/f", 1, "Exit code 1"), Status::Answer);
         assert_eq!(bash("/usr/bin/grep x f", 1, "Exit code 1"), Status::Answer);
@@ -763,6 +765,11 @@ mod tests {
         );
         assert_eq!(
             bash(&ps("-Verbose SilentlyContinue"), 1, "Exit code 1"),
+            Status::Failure
+        );
+        // Told to stop on errors, it was not silenced.
+        assert_eq!(
+            bash(&ps("-ErrorAction Stop"), 1, "Exit code 1"),
             Status::Failure
         );
         // Not inside a PowerShell: the words mean nothing to the shell.
@@ -794,8 +801,8 @@ mod tests {
             "open: Permission denied",
             "b: No such file or directory",
             "usage: diff [-abc] a b",
-            "diff: unrecognized option '--z'",
-            "diff: invalid option -- 'k'",
+            "unrecognized option '--z'",
+            "invalid option -- 'k'",
             "diff: missing operand",
         ] {
             assert_eq!(
