@@ -509,5 +509,15 @@ mod tests {
         let under: Vec<_> = twins.iter().cloned().chain(others(3)).collect();
         let f = facts("no such file or directory", under, (90, 5));
         assert_eq!(classify(&f, successes), FindingKind::Guess);
+        // Three of six: half again (a count, not an offset: 3 + 2 would be under 6).
+        let successes = || vec!["/srv/repo/a.md", "/srv/repo/b.md", "/srv/repo/c.md"];
+        let three = [
+            call("/SRV/repo/a.md", "a"),
+            call("/srv/REPO/b.md", "b"),
+            call("/srv/repo/C.md", "b"),
+        ];
+        let half: Vec<_> = three.iter().cloned().chain(others(3)).collect();
+        let f = facts("no such file or directory", half, (90, 6));
+        assert_eq!(classify(&f, successes), FindingKind::Rule);
     }
 }
