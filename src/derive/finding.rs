@@ -461,4 +461,63 @@ mod tests {
             FindingKind::Rule
         );
     }
+
+    #[test]
+    fn kinds_have_a_label_and_say_why_they_are_not_candidates() {
+        assert_eq!(FindingKind::Rule.label(), "rule");
+        assert_eq!(FindingKind::Environment(NETWORK).label(), "environment");
+        assert_eq!(FindingKind::Guess.label(), "guess");
+        assert_eq!(FindingKind::Rule.why(), "");
+        assert_eq!(FindingKind::Environment(SHARED).why(), SHARED);
+        assert!(FindingKind::Guess.why().contains("the agent guessing"));
+        assert_eq!(
+            serde_json::to_value(FindingKind::Guess).unwrap(),
+            serde_json::json!("guess")
+        );
+    }
+
+    #[test]
+    fn a_specific_signature_has_eight_letters_besides_the_exit_status() {
+        assert!(is_specific("exit code # abcdefgh"));
+        assert!(!is_specific("exit code # abcdefg #"));
+        assert!(is_specific("abcd-efgh"));
+        assert!(!is_specific("abc 123 def"));
+    }
+
+    #[test]
+    fn operands_compare_without_case_or_spacing_and_relative_paths_stay_relative() {
+        assert_eq!(
+            normalised("  cat   /srv/A.md "),
+            normalised("cat /srv/a.md")
+        );
+        assert_eq!(canonical("src/Main.rs"), "src/main.rs");
+        assert_eq!(canonical("d:x"), "/dx");
+        // Two words naming the same file twice over are one operand.
+        let failing = vec![call("cat  /srv/a.md", "a"), call("cat /srv/A.md", "b")];
+        let f = facts("no such file or directory", failing, (40, 2));
+        assert_eq!(classify(&f, Vec::new), FindingKind::Rule);
+    }
+
+    #[test]
+    fn a_wrong_form_needs_half_of_the_failures() {
+        let successes = || vec!["/srv/repo/a.md", "/srv/repo/b.md"];
+        let twins = [call("/SRV/repo/a.md", "a"), call("/srv/REPO/b.md", "b")];
+        let others = |n: usize| (0..n).map(|i| call(["/x/1", "/x/2", "/x/3"][i], "c"));
+        let half: Vec<_> = twins.iter().cloned().chain(others(2)).collect();
+        let f = facts("no such file or directory", half, (90, 4));
+        assert_eq!(classify(&f, successes), FindingKind::Rule);
+        let under: Vec<_> = twins.iter().cloned().chain(others(3)).collect();
+        let f = facts("no such file or directory", under, (90, 5));
+        assert_eq!(classify(&f, successes), FindingKind::Guess);
+        // Three of six: half again (a count, not an offset: 3 + 2 would be under 6).
+        let successes = || vec!["/srv/repo/a.md", "/srv/repo/b.md", "/srv/repo/c.md"];
+        let three = [
+            call("/SRV/repo/a.md", "a"),
+            call("/srv/REPO/b.md", "b"),
+            call("/srv/repo/C.md", "b"),
+        ];
+        let half: Vec<_> = three.iter().cloned().chain(others(3)).collect();
+        let f = facts("no such file or directory", half, (90, 6));
+        assert_eq!(classify(&f, successes), FindingKind::Rule);
+    }
 }

@@ -11,6 +11,8 @@
 
 use std::fmt::Write as _;
 
+// The complementary error function, musl's (accurate to about one ulp).
+use libm::erfc;
 use serde::Serialize;
 
 use crate::rules::Rule;
@@ -244,22 +246,6 @@ pub(crate) fn two_proportion(f1: u64, n1: u64, f2: u64, n2: u64) -> Option<(f64,
     Some((z, erfc(z.abs() / std::f64::consts::SQRT_2)))
 }
 
-/// The complementary error function (Numerical Recipes' `erfcc`, relative error < 1.2e-7).
-fn erfc(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let poly = -z * z - 1.265_512_23
-        + t * (1.000_023_68
-            + t * (0.374_091_96
-                + t * (0.096_784_18
-                    + t * (-0.186_288_06
-                        + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let r = t * poly.exp();
-    if x >= 0.0 { r } else { 2.0 - r }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +267,8 @@ mod tests {
         assert!((erfc(0.0) - 1.0).abs() < 1e-6);
         assert!((erfc(1.0) - 0.157_299_2).abs() < 1e-6);
         assert!((erfc(-1.0) - 1.842_700_8).abs() < 1e-6);
+        // The tail a strong effect lands in: z = 4.24 is p = 2.2e-5.
+        assert!((erfc(3.0) - 2.209_049_699_858_544e-5).abs() < 1e-15);
         // Two-sided p of z = 1.96 is 0.05.
         assert!((erfc(1.96 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-3);
     }
@@ -295,6 +283,203 @@ mod tests {
         assert!(z < -4.0 && p < 1e-4);
         assert_eq!(two_proportion(0, 10, 0, 10), Some((0.0, 1.0)));
         assert_eq!(two_proportion(1, 0, 0, 10), None);
+        assert_eq!(two_proportion(1, 10, 0, 0), None);
+        // Every failure on both sides is no variation either.
+        assert_eq!(two_proportion(10, 10, 5, 5), Some((0.0, 1.0)));
+    }
+
+    #[test]
+    fn p_value_is_two_sided_at_known_points() {
+        // 10% → 20% of 100 each: z = 1.98, p = 0.0477 (just under ALPHA); the sign of z is the
+        // direction, the p-value is the same either way.
+        let (z, p) = two_proportion(10, 100, 20, 100).unwrap();
+        assert!((z - 1.980_295_085_953_348_8).abs() < 1e-9, "{z}");
+        assert!((p - 0.047_670_380_656_161_44).abs() < 1e-9, "{p}");
+        let (z2, p2) = two_proportion(20, 100, 10, 100).unwrap();
+        assert!((z2 + z).abs() < 1e-12 && (p2 - p).abs() < 1e-12);
+        let (_, p) = two_proportion(21, 300, 52, 300).unwrap();
+        assert!((p - 1.082_020_142_172_189_2e-4).abs() < 1e-12, "{p}");
+    }
+
+    #[test]
+    fn a_side_has_a_rate_only_with_attempts_and_a_volume_per_day() {
+        assert_eq!(side(0, 0).rate(), None);
+        assert_eq!(side(3, 4).rate(), Some(0.75));
+        assert_eq!(Some(side(0, 60).per_day()), Some(2.0));
+        // Under a day of history counts as one day.
+        let short = Side {
+            attempts: 5,
+            failures: 0,
+            days: 0.25,
+        };
+        assert_eq!(Some(short.per_day()), Some(5.0));
+    }
+
+    #[test]
+    fn outcome_labels_are_the_serialized_names() {
+        for (o, label) in [
+            (Outcome::Helped, "helped"),
+            (Outcome::Harmful, "harmful"),
+            (Outcome::VolumeShift, "volume-shift"),
+            (Outcome::NoEffect, "no-effect"),
+            (Outcome::TooLittleData, "too-little-data"),
+        ] {
+            assert_eq!(o.as_str(), label);
+            assert_eq!(serde_json::to_value(o).unwrap(), label);
+        }
+    }
+
+    #[test]
+    fn summary_note_and_json_of_an_effect() {
+        let e = judge(day(), side(25, 131), side(2, 142));
+        assert_eq!(e.summary(), "19.1% (n=131) → 1.4% (n=142), p=0.000");
+        assert_eq!(e.volume_note(), None);
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["promoted"], "2026-06-01");
+        assert_eq!(v["outcome"], "helped");
+        // No attempts before: no rate, no test, no volume change.
+        let e = judge(day(), side(0, 0), side(2, 142));
+        assert_eq!(e.summary(), "n/a (n=0) → 1.4% (n=142)");
+        assert_eq!((e.z, e.p_value, e.volume_change), (None, None, None));
+        assert!(!e.volume_collapsed);
+        let e = judge(day(), side(74, 980), side(33, 174));
+        let note = e.volume_note().unwrap();
+        assert!(
+            note.starts_with("attempt volume fell 980 → 174 (-82% per day)"),
+            "{note}"
+        );
+    }
+
+    fn per_day_side(attempts: u64) -> Side {
+        Side {
+            attempts,
+            failures: attempts / 10,
+            days: 1.0,
+        }
+    }
+
+    #[test]
+    fn volume_collapses_below_half_the_rate_before() {
+        let e = judge(day(), per_day_side(100), per_day_side(50));
+        assert_eq!(e.volume_change, Some(-0.5));
+        assert!(!e.volume_collapsed, "exactly half is not a collapse");
+        let e = judge(day(), per_day_side(100), per_day_side(49));
+        assert!(e.volume_collapsed);
+        let e = judge(day(), per_day_side(100), per_day_side(90));
+        assert!((e.volume_change.unwrap() + 0.1).abs() < 1e-12);
+        assert!(!e.volume_collapsed);
+        let e = judge(day(), per_day_side(50), per_day_side(100));
+        assert_eq!(e.volume_change, Some(1.0));
+        assert!(!e.volume_collapsed);
+    }
+
+    #[test]
+    fn enough_needs_min_attempts_on_both_sides() {
+        // 0% → 50%: significant at any of these sizes, so only the floor decides.
+        let n = MIN_SIDE_ATTEMPTS;
+        let half = |n| side(n / 2, n);
+        assert_eq!(judge(day(), side(0, n), half(n)).outcome, Outcome::Harmful);
+        assert_eq!(
+            judge(day(), side(0, n - 1), half(n)).outcome,
+            Outcome::TooLittleData
+        );
+        assert_eq!(
+            judge(day(), side(0, n), half(n - 1)).outcome,
+            Outcome::TooLittleData
+        );
+    }
+
+    const SPLIT_MS: i64 = 1_780_272_000_000; // 2026-06-01T00:00:00Z
+    const DAY: i64 = 86_400_000;
+
+    fn promoted_rule() -> Rule {
+        crate::rules::parse_document(
+            "t",
+            r#"{"rules":[{"id":"r","tool":"Bash","any":["x"],"action":"block","message":"m",
+                "meta":{"promoted":"2026-06-01"}}]}"#,
+        )
+        .unwrap()
+        .rules
+        .remove(0)
+    }
+
+    fn at(offset_ms: i64, failed: bool) -> StoredCall {
+        StoredCall::new("Bash", "x", failed, SPLIT_MS + offset_ms)
+    }
+
+    #[test]
+    fn measure_splits_the_matched_calls_at_the_promotion_day() {
+        assert_eq!(
+            chrono::NaiveDate::from_ymd_opt(2026, 6, 1)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
+                .unwrap()
+                .and_utc()
+                .timestamp_millis(),
+            SPLIT_MS
+        );
+        let calls = vec![
+            at(-20 * DAY, true),
+            at(-10 * DAY, true),
+            at(-1, false),
+            at(0, true), // on the split: after
+            at(DAY, false),
+            at(2 * DAY, false),
+            at(10 * DAY, true),
+        ];
+        let span = Span {
+            start_ms: SPLIT_MS - 15 * DAY,
+            end_ms: SPLIT_MS + 5 * DAY,
+        };
+        // Index 0 is before the span, 6 after it, 5 is not matched.
+        let e = measure(&promoted_rule(), &calls, &[0, 1, 2, 3, 4, 6], span).unwrap();
+        assert_eq!(e.promoted, day());
+        assert_eq!(
+            (e.before.attempts, e.before.failures, e.before.days),
+            (2, 1, 15.0)
+        );
+        assert_eq!(
+            (e.after.attempts, e.after.failures, e.after.days),
+            (2, 1, 5.0)
+        );
+        assert_eq!(e.outcome, Outcome::TooLittleData);
+    }
+
+    #[test]
+    fn measure_needs_the_promotion_day_strictly_inside_the_span() {
+        let calls = vec![at(-DAY, true), at(0, false), at(DAY, true)];
+        let span = |from: i64, to: i64| Span {
+            start_ms: SPLIT_MS + from,
+            end_ms: SPLIT_MS + to,
+        };
+        let r = promoted_rule();
+        let m = |sp| measure(&r, &calls, &[0, 1, 2], sp);
+        assert!(m(span(-DAY, DAY)).is_some());
+        // Starting on the split leaves nothing before it; after its end, nothing after.
+        assert!(m(span(0, DAY)).is_none());
+        assert!(m(span(DAY, 2 * DAY)).is_none());
+        assert!(m(span(-2 * DAY, -DAY)).is_none());
+        // Ending on the split: the calls on that instant are the after side.
+        let e = m(span(-DAY, 0)).unwrap();
+        assert_eq!((e.before.attempts, e.after.attempts), (1, 1));
+        assert_eq!((e.after.attempts, e.after.days), (1, 0.0));
+        // No promotion or added date: nothing to split at.
+        let undated = crate::rules::parse_document(
+            "t",
+            r#"{"rules":[{"id":"r","tool":"Bash","any":["x"],"action":"block","message":"m"}]}"#,
+        )
+        .unwrap()
+        .rules
+        .remove(0);
+        assert!(measure(&undated, &calls, &[0, 1, 2], span(-DAY, DAY)).is_none());
+    }
+
+    #[test]
+    fn span_of_calls_runs_first_to_last() {
+        assert!(Span::of(&[]).is_none());
+        let calls = vec![at(-DAY, true), at(0, false), at(3 * DAY, true)];
+        let s = Span::of(&calls).unwrap();
+        assert_eq!((s.start_ms, s.end_ms), (SPLIT_MS - DAY, SPLIT_MS + 3 * DAY));
     }
 
     #[test]

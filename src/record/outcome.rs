@@ -574,4 +574,246 @@ mod tests {
         let bad = answer_table(Some("mytool check:2 3, make:x"));
         assert_eq!(bad.len(), answer_table(None).len());
     }
+
+    #[test]
+    fn harness_text_is_read_in_the_head_of_the_error_only() {
+        // Both NTSTATUS spellings of STATUS_DLL_INIT_FAILED.
+        assert!(is_harness("", Some(3_221_225_794)));
+        assert!(is_harness("", Some(-1_073_741_502)));
+        assert!(!is_harness("", Some(1)));
+        assert!(is_harness("  \n  CygHeap read copy failed", None));
+        // An odd number of bytes before two-byte characters puts the window's end (400)
+        // inside one: the head is cut back to the boundary before it, and a harness text
+        // past the window is not read.
+        let pad = format!("x{}", "é".repeat(300));
+        assert!(!is_harness(
+            &format!("{pad} cygheap read copy failed"),
+            None
+        ));
+        assert!(is_harness(&format!("cygheap read copy failed {pad}"), None));
+        assert_eq!(
+            harness_kind(&format!("{pad} sibling tool call errored"), None),
+            "the host's shell or tool failed around the command"
+        );
+    }
+
+    #[test]
+    fn harness_failures_are_reported_by_kind() {
+        let parallel = "a parallel tool call was cancelled after a sibling failed";
+        let windows = "the Windows shell (Git-Bash/MSYS) failed to start";
+        for (text, code, kind) in [
+            (
+                "Cancelled: parallel tool call Bash(ls) errored",
+                None,
+                parallel,
+            ),
+            (
+                "<tool_use_error>Sibling tool call errored</tool_use_error>",
+                None,
+                parallel,
+            ),
+            ("Exit code 3221225794", Some(3_221_225_794), windows),
+            ("", Some(-1_073_741_502), windows),
+            ("Command failed: cygpath -u x", None, windows),
+            ("0 [main] bash cygheap base mismatch", None, windows),
+            ("child_copy: x", None, windows),
+            ("couldn't create signal pipe, Win32 error 5", None, windows),
+            (
+                "/bin/bash: /home/u/.claude/shell-snapshots/snapshot-bash-1.sh: No such file",
+                None,
+                "the host's shell snapshot could not be loaded",
+            ),
+            (
+                "fork: retry: Resource temporarily unavailable",
+                None,
+                "the host's shell or tool failed around the command",
+            ),
+        ] {
+            assert_eq!(harness_kind(text, code), kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn refine_uses_the_built_in_answers_and_leaves_other_statuses() {
+        // The process's table has the built-ins whatever the settings add.
+        assert_eq!(
+            refine(
+                "Bash",
+                Some("grep x f"),
+                Status::Failure,
+                Some(1),
+                "Exit code 1"
+            ),
+            Status::Answer
+        );
+        assert_eq!(
+            refine(
+                "Bash",
+                Some("make"),
+                Status::Failure,
+                Some(1),
+                "Exit code 1"
+            ),
+            Status::Failure
+        );
+        assert_eq!(
+            refine(
+                "Bash",
+                Some("grep x f"),
+                Status::Success,
+                Some(1),
+                "Exit code 1"
+            ),
+            Status::Success
+        );
+        assert_eq!(
+            refine(
+                "Bash",
+                Some("x"),
+                Status::Interrupted,
+                None,
+                "exec command rejected by user"
+            ),
+            Status::Interrupted
+        );
+        assert!(table().iter().any(|a| a.program == "grep"));
+        // No command or no exit code: nothing to read an answer from.
+        assert_eq!(
+            refine_with(
+                "Bash",
+                None,
+                Status::Failure,
+                Some(1),
+                "Exit code 1",
+                &answer_table(None)
+            ),
+            Status::Failure
+        );
+        assert_eq!(
+            refine_with(
+                "Bash",
+                Some("grep x"),
+                Status::Failure,
+                None,
+                "",
+                &answer_table(None)
+            ),
+            Status::Failure
+        );
+    }
+
+    #[test]
+    fn the_settings_file_extends_the_table_and_a_bad_entry_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = crate::config::Home {
+            dir: tmp.path().to_path_buf(),
+        };
+        assert!(check_settings(&home).is_ok());
+        assert_eq!(configured_table(&home), answer_table(None));
+        std::fs::write(home.settings_path(), "answer_codes = \"mytool check:2\"\n").unwrap();
+        assert!(check_settings(&home).is_ok());
+        let table = configured_table(&home);
+        assert!(is_answer("mytool check", 2, "Exit code 2", &table));
+        assert_eq!(table.len(), ANSWERS.len() + 1);
+        std::fs::write(home.settings_path(), "answer_codes = \"mytool:x\"\n").unwrap();
+        let err = check_settings(&home).unwrap_err();
+        assert!(err.to_string().contains("answer_codes"), "{err}");
+        assert!(matches!(err, crate::Error::Invalid(_)), "{err:?}");
+    }
+
+    #[test]
+    fn the_exit_status_is_looked_for_in_nested_shells_two_levels_deep() {
+        assert_eq!(
+            bash("ssh h 'grep -q x /f'", 1, "Exit code 1"),
+            Status::Answer
+        );
+        assert_eq!(
+            bash("ssh a \"ssh b 'grep x /f'\"", 1, "Exit code 1"),
+            Status::Answer
+        );
+        assert_eq!(
+            bash(
+                "ssh a \"ssh b 'ssh c \\\"grep x /f\\\"'\"",
+                1,
+                "Exit code 1"
+            ),
+            Status::Failure
+        );
+        // A plain word with a space is an argument, not a command to look into.
+        assert_eq!(bash("grep -F 'foo bar'", 1, "Exit code 1"), Status::Answer);
+        // A `!` the splitter leaves in the argv (quoted, escaped) is still skipped.
+        assert_eq!(bash("\\! grep x f", 1, "Exit code 1"), Status::Answer);
+        // A wrapper's command is the exit segment; a path is read by its basename.
+        assert_eq!(bash("sudo grep x /etc/f", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("/usr/bin/grep x f", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("{ grep x f; }", 1, "Exit code 1"), Status::Answer);
+    }
+
+    #[test]
+    fn powershell_silencing_counts_only_inside_powershell_with_exit_one() {
+        let ps = |args: &str| format!("powershell.exe -Command \"Get-Item 'C:\\x' {args}\"");
+        for args in [
+            "-ErrorAction SilentlyContinue",
+            "-ErrorAction Ignore",
+            "-EA SilentlyContinue",
+        ] {
+            assert_eq!(bash(&ps(args), 1, "Exit code 1"), Status::Answer, "{args}");
+        }
+        assert_eq!(
+            bash(&ps("-ErrorAction SilentlyContinue"), 2, "Exit code 2"),
+            Status::Failure
+        );
+        assert_eq!(
+            bash(&ps("-Verbose SilentlyContinue"), 1, "Exit code 1"),
+            Status::Failure
+        );
+        // Told to stop on errors, it was not silenced.
+        assert_eq!(
+            bash(&ps("-ErrorAction Stop"), 1, "Exit code 1"),
+            Status::Failure
+        );
+        // Not inside a PowerShell: the words mean nothing to the shell.
+        assert_eq!(
+            bash("Get-Item x -ErrorAction SilentlyContinue", 1, "Exit code 1"),
+            Status::Failure
+        );
+    }
+
+    #[test]
+    fn an_answer_needs_its_code_its_subcommand_and_its_kind_of_output() {
+        assert_eq!(bash("grep x f", 2, "Exit code 2"), Status::Failure);
+        assert_eq!(bash("git grep x", 1, "Exit code 1"), Status::Answer);
+        assert_eq!(bash("git status", 1, "Exit code 1"), Status::Failure);
+        assert_eq!(
+            bash("systemctl is-active nginx", 3, "Exit code 3\ninactive"),
+            Status::Answer
+        );
+        // grep's answer is silent: anything it printed makes it a failure.
+        assert_eq!(
+            bash("grep x f", 1, "Exit code 1\nBinary file f matches"),
+            Status::Failure
+        );
+        // diff's answer comes with a message, but not an error line.
+        for line in [
+            "error: x",
+            "fatal: y",
+            "sh: foo: command not found",
+            "open: Permission denied",
+            "b: No such file or directory",
+            "usage: diff [-abc] a b",
+            "unrecognized option '--z'",
+            "invalid option -- 'k'",
+            "diff: missing operand",
+        ] {
+            assert_eq!(
+                bash("diff a b", 1, &format!("Exit code 1\n{line}")),
+                Status::Failure,
+                "{line}"
+            );
+        }
+        assert_eq!(
+            bash("diff a b", 1, "Exit code 1\n2c2\n< differ: x\n---\n> y"),
+            Status::Answer
+        );
+    }
 }

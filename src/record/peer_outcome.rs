@@ -174,6 +174,188 @@ fn labelled_exit_code(text: &str, label: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn event(host: Host, raw: Value) -> HookEvent {
+        let Value::Object(raw) = raw else {
+            panic!("not an object")
+        };
+        HookEvent {
+            host,
+            event: String::new(),
+            session_id: String::new(),
+            tool_name: "Bash".into(),
+            tool_input: Value::Null,
+            tool_use_id: None,
+            cwd: None,
+            transcript_path: None,
+            raw,
+        }
+    }
+
+    /// Settle `raw` as a post event of `host`: (status, exit code, error, returned text).
+    fn settled(
+        host: Host,
+        failed: bool,
+        raw: Value,
+    ) -> (Status, Option<i64>, Option<String>, String) {
+        let mut call = Call::new("t", "h", "hook", "Bash", Value::Null);
+        let text = settle(host, &event(host, raw), failed, &mut call).unwrap();
+        (call.status, call.exit_code, call.error, text)
+    }
+
+    #[test]
+    fn only_the_three_peer_hosts_are_settled_here() {
+        for host in [Host::ClaudeCode, Host::Codex] {
+            let mut call = Call::new("t", "h", "hook", "Bash", Value::Null);
+            assert_eq!(settle(host, &event(host, json!({})), true, &mut call), None);
+            assert_eq!(call.status, Status::Pending);
+        }
+    }
+
+    #[test]
+    fn gemini_errors_and_stated_exit_codes_are_failures() {
+        let g = |raw| settled(Host::Gemini, false, raw);
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": "Output: hello", "error": null}})),
+            (Status::Success, None, None, "hello".into())
+        );
+        let text = "Output: make: *** No rule\nExit Code: 2";
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": text}})),
+            (
+                Status::Failure,
+                Some(2),
+                Some(text.into()),
+                "make: *** No rule\nExit Code: 2".into()
+            )
+        );
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": "Exit Code: 0"}})).0,
+            Status::Success
+        );
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": "x", "error": "boom"}})),
+            (Status::Failure, None, Some("boom\nx".into()), "x".into())
+        );
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": "x", "error": {"message": "m", "code": 3}}}))
+                .2,
+            Some("m\nx".into())
+        );
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": "x", "error": {"code": 3}}})).2,
+            Some("{\"code\":3}\nx".into())
+        );
+        // The error is read with the refusal and interruption phrasings.
+        assert_eq!(
+            g(json!({"tool_response": {"error": "exec command rejected by user"}})).0,
+            Status::Denied
+        );
+        // Without llmContent, the whole response is the text; a non-string one is JSON.
+        assert_eq!(
+            g(json!({"tool_response": {"returnDisplay": "d"}})).3,
+            "{\"returnDisplay\":\"d\"}"
+        );
+        assert_eq!(
+            g(json!({"tool_response": {"llmContent": [1, 2]}})).3,
+            "[1,2]"
+        );
+        assert_eq!(g(json!({})), (Status::Success, None, None, String::new()));
+    }
+
+    #[test]
+    fn cursor_failures_are_denied_interrupted_or_failed() {
+        let c = |raw| settled(Host::Cursor, true, raw);
+        assert_eq!(
+            c(json!({"error_message": "e", "failure_type": "permission_denied"})).0,
+            Status::Denied
+        );
+        assert_eq!(
+            c(json!({"error_message": "e", "failure_type": "error", "is_interrupt": true})).0,
+            Status::Interrupted
+        );
+        assert_eq!(
+            c(json!({"error_message": "e", "failure_type": "timeout", "is_interrupt": false})),
+            (Status::Failure, None, Some("e".into()), "e".into())
+        );
+        let mut call = Call::new("t", "h", "hook", "Bash", Value::Null);
+        let e = event(
+            Host::Cursor,
+            json!({"error_message": "e", "duration": 1234}),
+        );
+        settle(Host::Cursor, &e, true, &mut call);
+        assert_eq!(call.duration_ms, Some(1234));
+    }
+
+    #[test]
+    fn cursor_shell_output_carries_the_exit_code() {
+        let c = |raw| settled(Host::Cursor, false, raw);
+        assert_eq!(
+            c(json!({"tool_output": "{\"exitCode\":0,\"stdout\":\"ok\",\"stderr\":\"\"}"})),
+            (Status::Success, Some(0), None, "ok".into())
+        );
+        assert_eq!(
+            c(json!({"tool_output": "{\"exitCode\":1,\"stdout\":\"o\",\"stderr\":\"e\"}"})),
+            (Status::Failure, Some(1), Some("o\ne".into()), "o\ne".into())
+        );
+        assert_eq!(
+            c(json!({"output": {"exit_code": 2, "stdout": "o"}})),
+            (Status::Failure, Some(2), Some("o".into()), "o".into())
+        );
+        // Not JSON, or no shell fields: the output as it came, a success.
+        assert_eq!(
+            c(json!({"tool_output": "plain text"})),
+            (Status::Success, None, None, "plain text".into())
+        );
+        assert_eq!(c(json!({"tool_output": {"a": 1}})).3, "{\"a\":1}");
+    }
+
+    #[test]
+    fn copilot_result_types_and_stated_exit_codes_decide() {
+        let c = |raw| settled(Host::Copilot, false, raw);
+        let result = |kind: &str, text: &str| json!({"toolResult": {"resultType": kind, "textResultForLlm": text}});
+        assert_eq!(
+            c(result("success", "done")),
+            (Status::Success, None, None, "done".into())
+        );
+        for (kind, status) in [
+            ("failure", Status::Failure),
+            ("error", Status::Failure),
+            ("denied", Status::Denied),
+            ("rejected", Status::Denied),
+        ] {
+            assert_eq!(
+                c(result(kind, "t")),
+                (status, None, Some("t".into()), "t".into()),
+                "{kind}"
+            );
+        }
+        let text = "Command failed with exit code 127.";
+        assert_eq!(
+            c(result("success", text)),
+            (Status::Failure, Some(127), Some(text.into()), text.into())
+        );
+        assert_eq!(
+            c(result("success", "completed with exit code 0")).0,
+            Status::Success
+        );
+        // A stated code does not soften a failure the host reported.
+        assert_eq!(c(result("failure", "with exit code 0")).0, Status::Failure);
+        assert_eq!(
+            c(json!({"tool_result": {"result_type": "denied", "text_result_for_llm": "no"}})),
+            (Status::Denied, None, Some("no".into()), "no".into())
+        );
+        let f = |raw| settled(Host::Copilot, true, raw);
+        assert_eq!(
+            f(json!({"error": "boom"})),
+            (Status::Failure, None, Some("boom".into()), "boom".into())
+        );
+        assert_eq!(
+            f(json!({"error": "patch rejected by user"})).0,
+            Status::Denied
+        );
+    }
 
     #[test]
     fn exit_codes_are_read_from_labelled_lines_only() {
@@ -192,5 +374,19 @@ mod tests {
             Some(127)
         );
         assert_eq!(stated_after("exit code unknown", "with exit code "), None);
+        // The last marker counts; a sign only in front.
+        assert_eq!(
+            stated_after(
+                "with exit code 1, then with exit code -1",
+                "with exit code "
+            ),
+            Some(-1)
+        );
+        assert_eq!(
+            stated_after("with exit code 12-3", "with exit code "),
+            Some(12)
+        );
+        assert_eq!(labelled_exit_code("exit code: 4", "Exit Code: "), Some(4));
+        assert_eq!(labelled_exit_code("Exit C€", "Exit Code: "), None);
     }
 }

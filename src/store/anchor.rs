@@ -401,4 +401,221 @@ mod tests {
             }]
         );
     }
+
+    /// A store whose chain has records `1..=n`, record `i` hashed `h{i}` (`check` reads only
+    /// the seqs and hashes; the chain itself is verified before it is called).
+    fn chain(n: i64) -> Connection {
+        let conn = crate::store::open_in_memory().unwrap();
+        for i in 1..=n {
+            conn.execute(
+                "INSERT INTO audit (seq, ts_ms, record, prev, hash) VALUES (?1, 0, '{}', '', ?2)",
+                rusqlite::params![i, format!("h{i}")],
+            )
+            .unwrap();
+        }
+        conn
+    }
+
+    fn anchor(seq: i64, hash: &str) -> Anchor {
+        Anchor {
+            seq,
+            hash: hash.into(),
+            source: "a.jsonl".into(),
+        }
+    }
+
+    fn standing_of(conn: &Connection, anchors: &[Anchor]) -> Standing {
+        check(conn, vec!["a.jsonl".into()], anchors, vec!["b: why".into()]).unwrap()
+    }
+
+    #[test]
+    fn a_chain_that_carries_its_anchors_is_covered_up_to_the_newest() {
+        let conn = chain(5);
+        let s = standing_of(&conn, &[]);
+        assert_eq!((s.latest, s.broken, s.since_anchor), (None, None, 5));
+        assert_eq!(
+            (s.sources, s.unreadable),
+            (vec!["a.jsonl".into()], vec!["b: why".into()])
+        );
+        let s = standing_of(&conn, &[anchor(3, "h3"), anchor(1, "h1")]);
+        assert_eq!(s.broken, None);
+        assert_eq!(s.latest, Some(anchor(3, "h3")));
+        assert_eq!(s.since_anchor, 2);
+        let s = standing_of(&conn, &[anchor(5, "h5")]);
+        assert_eq!((s.broken, s.since_anchor), (None, 0));
+    }
+
+    #[test]
+    fn a_rewritten_or_truncated_chain_breaks_at_the_first_contradicted_anchor() {
+        let conn = chain(3);
+        let s = standing_of(&conn, &[anchor(1, "h1"), anchor(2, "x"), anchor(3, "y")]);
+        let (seq, why) = s.broken.unwrap();
+        assert_eq!(seq, 2);
+        assert_eq!(
+            why,
+            "record 2 does not carry the hash anchored in a.jsonl: rewritten"
+        );
+        let s = standing_of(&conn, &[anchor(1, "h1"), anchor(7, "h7")]);
+        assert_eq!(
+            s.broken,
+            Some((
+                7,
+                "record 7 anchored in a.jsonl is gone (the chain ends at 3): truncated".into()
+            ))
+        );
+        // An anchor ahead of the chain leaves nothing uncovered, never a negative count.
+        assert_eq!(s.since_anchor, 0);
+        assert_eq!(s.latest.map(|a| a.seq), Some(7));
+    }
+
+    #[test]
+    fn an_emptied_chain_is_broken_but_an_anchored_empty_chain_vouches_for_nothing() {
+        let empty = chain(0);
+        let s = standing_of(&empty, &[anchor(0, "GENESIS"), anchor(4, "h4")]);
+        assert_eq!(
+            s.broken,
+            Some((4, "the chain is empty, but a.jsonl anchors record 4".into()))
+        );
+        let s = standing_of(&empty, &[anchor(0, "anything")]);
+        assert_eq!((s.broken, s.since_anchor), (None, 0));
+        // seq 0 is skipped before the lookup, whatever hash it carries.
+        let s = standing_of(&chain(2), &[anchor(0, "anything")]);
+        assert_eq!((s.broken, s.since_anchor), (None, 2));
+    }
+
+    fn home_in(dir: &Path) -> Home {
+        let home = Home {
+            dir: dir.join("home"),
+        };
+        std::fs::create_dir_all(&home.dir).unwrap();
+        home
+    }
+
+    #[test]
+    fn anchors_are_written_outside_the_home_remembered_once_and_read_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp_dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let home = home_in(&tmp_dir);
+        let db = home.dir.join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let to = Place::File(tmp_dir.join("anchors.jsonl"));
+        let a = write(
+            &home,
+            &db,
+            Some(&format!("2:{}", "c".repeat(64))),
+            &to,
+            &tmp_dir,
+        )
+        .unwrap();
+        assert_eq!((a.seq, a.source.as_str()), (2, to.shown().as_str()));
+        write(
+            &home,
+            &db,
+            Some(&format!("3:{}", "d".repeat(64))),
+            &to,
+            &tmp_dir,
+        )
+        .unwrap();
+        assert_eq!(remembered(&home), vec![to.clone()]);
+        let (anchors, unreadable) = from_places(&db, std::slice::from_ref(&to));
+        assert!(unreadable.is_empty());
+        assert_eq!(
+            anchors.iter().map(|a| a.seq).collect::<Vec<_>>(),
+            vec![2, 3]
+        );
+        // Inside the home, it would be rewritten along with the store.
+        let inside = Place::File(home.dir.join("anchor.jsonl"));
+        let err = write(&home, &db, None, &inside, &tmp_dir).unwrap_err();
+        assert!(err.to_string().contains("inside CALLUS_HOME"), "{err}");
+        assert!(!home.dir.join("anchor.jsonl").exists());
+        assert_eq!(remembered(&home), vec![to]);
+    }
+
+    #[test]
+    fn anchors_read_back_sorted_and_once_and_unreadable_places_are_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let line_at = |seq: i64| {
+            line(&db, Some(&format!("{seq}:{}", "e".repeat(64))))
+                .unwrap()
+                .2
+        };
+        let file = tmp.path().join("a.jsonl");
+        std::fs::write(
+            &file,
+            format!("{}\n{}\n{}\n", line_at(5), line_at(2), line_at(5)),
+        )
+        .unwrap();
+        let gone = tmp.path().join("gone.jsonl");
+        let (anchors, unreadable) =
+            from_places(&db, &[Place::File(gone.clone()), Place::File(file.clone())]);
+        assert_eq!(
+            anchors.iter().map(|a| a.seq).collect::<Vec<_>>(),
+            vec![2, 5]
+        );
+        assert_eq!(anchors[0].source, file.display().to_string());
+        assert_eq!(
+            unreadable,
+            vec![format!("{}: no such file", gone.display())]
+        );
+        // Another store's anchors are not this one's.
+        let other = tmp.path().join("other.db");
+        std::fs::write(&other, b"").unwrap();
+        assert!(from_places(&other, &[Place::File(file)]).0.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_is_named_by_its_canonical_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let link = tmp.path().join("link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let canonical = std::fs::canonicalize(&db).unwrap().display().to_string();
+        assert_eq!(store_name(&link), canonical);
+        assert_eq!(store_name(&db), canonical);
+        // A store not (yet) there is named as given.
+        let gone = tmp.path().join("gone.db");
+        assert_eq!(store_name(&gone), gone.display().to_string());
+    }
+
+    #[test]
+    fn the_remembered_list_skips_blank_lines_and_a_missing_list_is_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = home_in(tmp.path());
+        assert!(remembered(&home).is_empty());
+        std::fs::write(
+            home.dir.join(REMEMBERED),
+            "  /a/b.jsonl  \n\n   \ngit:refs/notes/x /r/.git\n",
+        )
+        .unwrap();
+        assert_eq!(
+            remembered(&home),
+            vec![
+                Place::File("/a/b.jsonl".into()),
+                Place::GitNotes {
+                    git_dir: "/r/.git".into(),
+                    notes_ref: "refs/notes/x".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn standing_checks_the_chain_against_every_remembered_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp_dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let home = home_in(&tmp_dir);
+        let db = home.dir.join("callus.db");
+        std::fs::write(&db, b"").unwrap();
+        let conn = chain(3);
+        let to = Place::File(tmp_dir.join("anchors.jsonl"));
+        write(&home, &db, Some("2:h2"), &to, &tmp_dir).unwrap();
+        let s = standing(&home, &db, &conn).unwrap();
+        assert_eq!(s.sources, vec![to.shown()]);
+        assert_eq!(s.latest.map(|a| (a.seq, a.hash)), Some((2, "h2".into())));
+        assert_eq!((s.broken, s.since_anchor), (None, 1));
+    }
 }

@@ -171,4 +171,24 @@ mod tests {
         assert_eq!(backlog(&home), 0);
         assert!(audit::tail(&conn, 10).unwrap().is_empty());
     }
+
+    #[test]
+    fn a_full_spool_drops_the_record_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::at(tmp.path());
+        let spool = dir(&home);
+        std::fs::create_dir_all(&spool).unwrap();
+        for i in 0..CAP - 1 {
+            std::fs::write(spool.join(format!("{i:013}-1-000000000.json")), b"").unwrap();
+        }
+        // One place left: taken.
+        keep(&home, &record("last", "2026-12-01T10:00:00Z")).unwrap();
+        let err = keep(&home, &record("over", "2026-12-01T10:00:01Z")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("is full (10000 records): record dropped"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(&spool).unwrap().count(), CAP);
+    }
 }
