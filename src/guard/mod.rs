@@ -267,6 +267,35 @@ mod tests {
         )
     }
 
+    /// A deadline still ahead lets every rule run; one already past skips them all and
+    /// says how many, from which rule of which layer.
+    #[test]
+    fn the_deadline_stops_the_rules_not_yet_evaluated() {
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [
+                {"id": "a", "any": ["x"], "action": "deny", "message": "a"},
+                {"id": "b", "any": ["x"], "message": "b"}
+            ]}),
+        )]);
+        let input = json!({ "command": "x" });
+        let subject = Subject::new("Bash", &input);
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let d = decide_until(&rules, &subject, Some(later));
+        assert_eq!(d.fired.len(), 2, "{:?}", d.errors);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.verdict, Verdict::Deny);
+        let past = std::time::Instant::now();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let d = decide_until(&rules, &subject, Some(past));
+        assert!(d.fired.is_empty());
+        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(
+            d.errors,
+            ["time budget exhausted: 2 of 2 rules not evaluated, from a in user.json"]
+        );
+    }
+
     #[test]
     fn most_restrictive_wins_across_layers() {
         let rules = set(&[
