@@ -189,6 +189,26 @@ pub(crate) fn from_exit_code(code: i64) -> Status {
 mod tests {
     use super::*;
 
+    /// Every status reads back from its own stored spelling, in any case: a stored
+    /// `answer` or `harness` row must not turn into an unknown status on the way out.
+    #[test]
+    fn every_status_parses_back_from_its_spelling() {
+        for s in [
+            Status::Pending,
+            Status::Success,
+            Status::Failure,
+            Status::Interrupted,
+            Status::Denied,
+            Status::Answer,
+            Status::Harness,
+        ] {
+            assert_eq!(Status::parse(s.as_str()), Some(s), "{}", s.as_str());
+            assert_eq!(Status::parse(&s.as_str().to_ascii_uppercase()), Some(s));
+        }
+        assert_eq!(Status::parse(" answer "), Some(Status::Answer));
+        assert_eq!(Status::parse("nonsense"), None);
+    }
+
     #[test]
     fn refusals_from_the_real_hosts_are_denied() {
         for text in [
