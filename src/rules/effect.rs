@@ -242,6 +242,17 @@ fn path_effect(delete: bool, tool: &str, path: &str, ctx: &Context, out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tool's own name (after the last `__`) splits into lowercase words at separators
+    /// and camel-case humps; the last word counts like the others.
+    #[test]
+    fn mcp_tool_names_split_into_words_the_last_included() {
+        assert_eq!(mcp_verbs("mcp__fs__moveFile"), ["move", "file"]);
+        assert_eq!(mcp_verbs("mcp__files__file_delete"), ["file", "delete"]);
+        assert_eq!(mcp_verbs("mcp__files__delete"), ["delete"]);
+        assert_eq!(mcp_verbs("write-file"), ["write", "file"]);
+        assert!(mcp_verbs("mcp__x__").is_empty());
+    }
     use serde_json::json;
 
     fn ctx() -> Context {
