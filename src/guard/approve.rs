@@ -469,29 +469,10 @@ mod tests {
     fn a_code_names_one_refusal() {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::at(dir.path());
+        let ts = parse_ts("2026-12-01T10:00:00.000Z").unwrap();
         let record = AuditRecord {
-            ts: "2026-12-01T10:00:00.000Z".into(),
-            kind: "decision".into(),
-            host: "claude-code".into(),
-            session_id: None,
-            tool_use_id: None,
-            cwd: Some("/nowhere/a".into()),
-            tool: "Bash".into(),
-            fired: Vec::new(),
-            decision: "deny".into(),
-            winner: Some("r".into()),
-            dryrun: false,
-            ruleset_hash: String::new(),
-            version: String::new(),
-            command_sha256: Some("ab".into()),
             command_preview: None,
-            error: None,
-            acs: AcsVerdict {
-                decision: "deny".into(),
-                reason: None,
-                message: None,
-                warnings: Vec::new(),
-            },
+            ..refusal(ts, Path::new("/nowhere/a"))
         };
         let code = code_for(&home, &record).unwrap();
         assert_eq!(code.len(), CODE_LEN);

@@ -454,25 +454,7 @@ fn map_inside_text(word: &str, mounts: &[Mount], seen: &mut Vec<String>) -> Stri
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Context, analyse};
-
-    fn ctx() -> Context {
-        Context {
-            cwd: Some("/work/repo".into()),
-            home: Some("/home/u".into()),
-            repo_root: Some("/work/repo".into()),
-            callus_home: Some("/home/u/.callus".into()),
-            realpath: None,
-        }
-    }
-
-    fn lines(cmd: &str) -> Vec<String> {
-        analyse(cmd, &ctx())
-            .effects
-            .into_iter()
-            .map(|e| e.line)
-            .collect()
-    }
+    use super::super::tests::lines;
 
     fn has(cmd: &str, prefix: &str) -> bool {
         lines(cmd).iter().any(|l| l.starts_with(prefix))
@@ -571,7 +553,7 @@ mod tests {
             "docker run --rm -v /:/host:ro alpine sh",
             "docker run --mount type=bind,source=/,target=/h,readonly alpine rm -rf /h",
             "docker run --rm -v \"$PWD\":/src -w /src node:20 npm test",
-            "docker run --rm -v /work/repo:/src alpine rm -rf /src/build",
+            "docker run --rm -v /work/proj:/src alpine rm -rf /src/build",
             "docker exec app rm -rf /var/cache/apk",
             "docker run -it alpine sh",
             "docker run -it -v ~/.aws:/root/.aws amazon/aws-cli",

@@ -550,16 +550,7 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ctx() -> Context {
-        Context {
-            cwd: Some("/work/proj".into()),
-            home: Some("/home/u".into()),
-            repo_root: Some("/work/proj".into()),
-            callus_home: Some("/home/u/.callus".into()),
-            realpath: None,
-        }
-    }
+    use crate::shell::model::tests::ctx;
 
     fn class(word: &str) -> &'static str {
         classify(word, &Cwd::Start, &ctx(), true).0.name()

@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn ctx() -> Context {
+pub(super) fn ctx() -> Context {
     Context {
         cwd: Some("/work/proj".into()),
         home: Some("/home/u".into()),
@@ -12,7 +12,8 @@ fn ctx() -> Context {
     }
 }
 
-fn lines(cmd: &str) -> Vec<String> {
+/// The effect lines of `cmd` in [`ctx`] (shared with the other model files' tests).
+pub(super) fn lines(cmd: &str) -> Vec<String> {
     analyse(cmd, &ctx())
         .effects
         .into_iter()
