@@ -35,6 +35,10 @@ pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
         "0006_outcome_classes",
         include_str!("../../migrations/0006_outcome_classes.sql"),
     ),
+    (
+        "0007_blame_and_context",
+        include_str!("../../migrations/0007_blame_and_context.sql"),
+    ),
 ];
 
 /// The schema version the store is at.
