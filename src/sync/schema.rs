@@ -18,10 +18,15 @@
 use std::fmt::Write as _;
 
 /// The team migrations, in order: migration `n` brings the schema to version `n`.
-pub(crate) const MIGRATIONS: [&str; 2] = [
+pub(crate) const MIGRATIONS: [&str; 3] = [
     include_str!("../../migrations/postgres/0001_initial.sql"),
     include_str!("../../migrations/postgres/0002_origins.sql"),
+    include_str!("../../migrations/postgres/0003_blame_and_context.sql"),
 ];
+
+/// The oldest schema whose evidence tables have the columns this binary reads (version 3
+/// added the blamed segment, the call's facts and the session's context).
+pub(crate) const READABLE_FROM: usize = 3;
 
 /// The schema version this binary writes and reads.
 pub(crate) const VERSION: usize = MIGRATIONS.len();
@@ -69,6 +74,10 @@ pub(crate) const SESSIONS: Table = Table {
         ("prompts", "bigint NOT NULL DEFAULT 0"),
         ("last_prompt_ms", "bigint"),
         ("last_event_ms", "bigint"),
+        ("os", "text"),
+        ("shell", "text"),
+        ("sandbox", "text"),
+        ("originator", "text"),
     ],
     key: "id",
 };
@@ -95,6 +104,8 @@ pub(crate) const TOOL_CALLS: Table = Table {
         ("exit_code", "bigint"),
         ("cwd", "text"),
         ("agent_id", "text"),
+        ("blamed", "text"),
+        ("facts", "text"),
     ],
     key: "tool_use_id",
 };
@@ -163,12 +174,15 @@ pub(crate) fn prelude(upgrade: Upgrade) -> String {
     sql
 }
 
-/// A statement that fails when the team schema is newer than [`VERSION`] (reads accept any
-/// older one: the evidence tables have not changed shape since version 1).
+/// A statement that fails when the team schema is newer than [`VERSION`], or older than
+/// [`READABLE_FROM`] (its evidence tables lack columns this binary reads).
 pub(crate) fn version_check() -> String {
     format!(
-        "DO $$ BEGIN IF (SELECT value::int FROM callus.meta WHERE key = 'schema') > {VERSION} THEN \
+        "DO $$ DECLARE v int := (SELECT value::int FROM callus.meta WHERE key = 'schema'); BEGIN \
+         IF v > {VERSION} THEN \
          RAISE EXCEPTION 'the team schema is newer than this callus (version {VERSION}): upgrade callus'; \
+         END IF; IF v < {READABLE_FROM} THEN \
+         RAISE EXCEPTION 'the team schema is version %, older than this callus reads (version {READABLE_FROM}): run `callus sync init --db …` as the schema''s owner to upgrade it', v; \
          END IF; END $$;"
     )
 }
@@ -214,10 +228,19 @@ mod tests {
     }
 
     #[test]
-    fn migration_one_creates_every_table_keyed_by_origin_first() {
+    fn the_migrations_create_every_table_keyed_by_origin_first_and_add_the_later_columns() {
         for table in TABLES {
+            // Migration 1 creates the columns the local store had then; each later column is
+            // added, with the same type, by a later migration.
+            let later = MIGRATIONS[1..].concat();
+            let (first, added): (Vec<_>, Vec<_>) = table.columns.iter().partition(|(name, _)| {
+                !later.contains(&format!(
+                    "callus.{} ADD COLUMN IF NOT EXISTS {name} ",
+                    table.name
+                ))
+            });
             let mut columns = String::from("origin text NOT NULL");
-            for (name, ty) in table.columns {
+            for (name, ty) in first {
                 let _ = write!(columns, ", {name} {ty}");
             }
             let create = format!(
@@ -225,6 +248,13 @@ mod tests {
                 table.name, table.key
             );
             assert!(MIGRATIONS[0].contains(&create), "{create}");
+            for (name, ty) in added {
+                let add = format!(
+                    "ALTER TABLE callus.{} ADD COLUMN IF NOT EXISTS {name} {ty};",
+                    table.name
+                );
+                assert!(later.contains(&add), "{add}");
+            }
         }
     }
 
@@ -239,8 +269,16 @@ mod tests {
         }
         assert!(!init.contains("older than this callus"));
         let push = prelude(Upgrade::CreateOnly);
-        assert!(push.contains("IF v > 0 AND v < 2 THEN"), "{push}");
-        assert!(push.contains("IF v > 2 THEN"), "{push}");
+        assert!(
+            push.contains(&format!("IF v > 0 AND v < {VERSION} THEN")),
+            "{push}"
+        );
+        assert!(push.contains(&format!("IF v > {VERSION} THEN")), "{push}");
+        let read = version_check();
+        assert!(
+            read.contains(&format!("IF v < {READABLE_FROM} THEN")),
+            "{read}"
+        );
     }
 
     #[test]
