@@ -200,9 +200,11 @@ fn settle(id: &str, u: Use, block: &Value, line: &Map<String, Value>, ts: Option
             Status::Success
         };
         call.output = Some(result_text(block.get("content")));
+        call.facts = crate::record::facts::observed(&call.tool, structured, None);
         return call;
     }
     let text = result_text(block.get("content"));
+    call.facts = crate::record::facts::observed(&call.tool, None, Some(&text));
     let rejected = line
         .get("permissionDecision")
         .and_then(|d| d.get("decision"))
