@@ -71,6 +71,8 @@ pub(crate) enum Stat {
     Missing,
     /// A regular file of this many bytes.
     File(u64),
+    /// Something is there, of a size not known (history saw it used, not measured).
+    Exists,
     /// Something that is not a regular file (a directory, a device).
     Other,
     /// The question could not be answered (permission, a busy store, no evidence).
@@ -196,7 +198,7 @@ impl When {
             "path_missing" => {
                 with_path(text(self.path_missing.as_ref()?), |p| match facts.stat(p) {
                     Stat::Missing => Some(true),
-                    Stat::File(_) | Stat::Other => Some(false),
+                    Stat::File(_) | Stat::Exists | Stat::Other => Some(false),
                     Stat::Unknown => None,
                 })
             }
@@ -205,7 +207,7 @@ impl When {
                 with_path(text(f), |p| match facts.stat(p) {
                     Stat::File(n) => Some(n > *bytes),
                     Stat::Missing | Stat::Other => Some(false),
-                    Stat::Unknown => None,
+                    Stat::Exists | Stat::Unknown => None,
                 })
             }
             "not_read_in_session" => with_path(text(self.not_read_in_session.as_ref()?), |p| {
@@ -585,6 +587,11 @@ mod tests {
         assert_eq!(eval(&missing, &f(Stat::Missing)), Outcome::Holds);
         assert_eq!(eval(&missing, &f(Stat::File(0))), Outcome::Fails);
         assert_eq!(eval(&missing, &f(Stat::Other)), Outcome::Fails);
+        assert_eq!(eval(&missing, &f(Stat::Exists)), Outcome::Fails);
+        assert_eq!(
+            eval(&large, &f(Stat::Exists)),
+            Outcome::Unknown("file_larger_than")
+        );
         assert_eq!(
             eval(&missing, &f(Stat::Unknown)),
             Outcome::Unknown("path_missing")

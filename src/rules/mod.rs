@@ -22,6 +22,7 @@ pub(crate) mod parse;
 pub(crate) mod pattern;
 pub(crate) mod prefilter;
 pub(crate) mod promote;
+pub(crate) mod replay;
 pub(crate) mod tier;
 
 use std::cell::{OnceCell, RefCell};
