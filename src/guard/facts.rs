@@ -115,9 +115,10 @@ impl Facts for Live<'_> {
     fn program_on_path(&self, name: &str) -> Option<bool> {
         let path = (self.env)("PATH").unwrap_or_default();
         let exts: Vec<String> = if cfg!(windows) {
-            (self.env)("PATHEXT")
-                .map(|e| e.to_string_lossy().split(';').map(str::to_string).collect())
-                .unwrap_or_else(|| vec![".exe".into(), ".cmd".into(), ".bat".into()])
+            (self.env)("PATHEXT").map_or_else(
+                || vec![".exe".into(), ".cmd".into(), ".bat".into()],
+                |e| e.to_string_lossy().split(';').map(str::to_string).collect(),
+            )
         } else {
             Vec::new()
         };

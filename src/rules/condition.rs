@@ -12,8 +12,6 @@
 //! fires the rule (it fails toward the rule), a replay does not count the call and says how
 //! many it could not replay.
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Value};
 
 use super::field;
@@ -160,8 +158,7 @@ impl When {
         let mut unknown = None;
         for &key in WHEN_KEYS {
             match self.one(key, input, facts) {
-                None => {}
-                Some(Some(true)) => {}
+                None | Some(Some(true)) => {}
                 Some(Some(false)) => return Outcome::Fails,
                 Some(None) => {
                     unknown.get_or_insert(key);
@@ -179,7 +176,9 @@ impl When {
             .filter(|k| self.one(k, &Value::Null, &NoFacts).is_some())
     }
 
-    /// Condition `key`: `None` when the rule does not carry it, else its answer.
+    /// Condition `key`: `None` when the rule does not carry it, else its answer (`None`:
+    /// unknown).
+    #[allow(clippy::option_option)] // absent, unknown, true, false: four cases, used once
     fn one(&self, key: &str, input: &Value, facts: &dyn Facts) -> Option<Option<bool>> {
         let text = |f: &str| field::get(input, f);
         Some(match key {
@@ -195,22 +194,22 @@ impl When {
             "program_absent" => facts
                 .program_on_path(self.program_absent.as_ref()?)
                 .map(|on| !on),
-            "path_missing" => {
-                with_path(text(self.path_missing.as_ref()?), |p| match facts.stat(p) {
+            "path_missing" => with_path(&text(self.path_missing.as_ref()?), |p| {
+                match facts.stat(p) {
                     Stat::Missing => Some(true),
                     Stat::File(_) | Stat::Exists | Stat::Other => Some(false),
                     Stat::Unknown => None,
-                })
-            }
+                }
+            }),
             "file_larger_than" => {
                 let (f, bytes) = self.file_larger_than.as_ref()?;
-                with_path(text(f), |p| match facts.stat(p) {
+                with_path(&text(f), |p| match facts.stat(p) {
                     Stat::File(n) => Some(n > *bytes),
                     Stat::Missing | Stat::Other => Some(false),
                     Stat::Exists | Stat::Unknown => None,
                 })
             }
-            "not_read_in_session" => with_path(text(self.not_read_in_session.as_ref()?), |p| {
+            "not_read_in_session" => with_path(&text(self.not_read_in_session.as_ref()?), |p| {
                 facts.read_in_session(p).map(|read| !read)
             }),
             _ => return None,
@@ -219,7 +218,7 @@ impl When {
 }
 
 /// A path condition on a field: false when the field holds no path.
-fn with_path(path: Cow<'_, str>, ask: impl FnOnce(&str) -> Option<bool>) -> Option<bool> {
+fn with_path(path: &str, ask: impl FnOnce(&str) -> Option<bool>) -> Option<bool> {
     let path = path.trim();
     if path.is_empty() {
         return Some(false);
@@ -493,6 +492,7 @@ mod tests {
         }
     }
 
+    #[allow(clippy::needless_pass_by_value)] // called with json!(…) literals
     fn when(v: Value) -> When {
         parse(&v).unwrap()
     }

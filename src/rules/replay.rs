@@ -170,7 +170,7 @@ fn programs(command: &str, call: &Call, exit_code: Option<i64>, s: &mut Session)
     let names: Vec<String> = split
         .segments
         .iter()
-        .filter_map(|seg| crate::shell::program::program(seg).map(|p| p.head.to_string()))
+        .filter_map(|seg| crate::shell::program::program(seg).map(|p| p.head))
         .collect();
     match call.status.as_str() {
         "success" => s.ran.extend(names),

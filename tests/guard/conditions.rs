@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Env, json as out_json, stderr, stdout};
 
-fn rules(env: &Env, rules: Value) {
+fn rules(env: &Env, rules: &Value) {
     env.write_home("rules.json", &json!({ "rules": rules }).to_string());
 }
 
@@ -38,7 +38,7 @@ fn program_absent_fires_only_while_the_program_is_not_on_path() {
     env.var("PATH", &bin.display().to_string());
     rules(
         &env,
-        json!([{"id": "no-zork", "tool": "Bash", "match": "segment", "any": ["^zorkctl\\b"],
+        &json!([{"id": "no-zork", "tool": "Bash", "match": "segment", "any": ["^zorkctl\\b"],
             "action": "deny", "message": "zorkctl is not installed here: use make",
             "when": {"program_absent": "zorkctl"}}]),
     );
@@ -61,7 +61,7 @@ fn file_larger_than_reads_the_real_file() {
     let env = Env::new();
     rules(
         &env,
-        json!([{"id": "big-read", "tool": "Read", "field": "file_path",
+        &json!([{"id": "big-read", "tool": "Read", "field": "file_path",
             "message": "this file is large: pass offset and limit",
             "when": {"file_larger_than": {"field": "file_path", "bytes": 1000}}}]),
     );
@@ -90,7 +90,7 @@ fn not_read_in_session_follows_the_recorded_reads() {
     let env = Env::new();
     rules(
         &env,
-        json!([{"id": "read-first", "tool": "Edit", "field": "file_path", "action": "deny",
+        &json!([{"id": "read-first", "tool": "Edit", "field": "file_path", "action": "deny",
             "message": "Read the file before editing it",
             "when": {"not_read_in_session": "file_path"}}]),
     );
