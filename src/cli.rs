@@ -147,9 +147,12 @@ pub(crate) struct GuardArgs {
 pub(crate) enum GuardCommand {
     /// Validate rulesets: schema, regexes, tier ceilings and examples (exit 0 good, 1 bad)
     ///
-    /// With no FILE, checks every active layer.
+    /// With no FILE, checks every active layer. With --history, replays the rulesets over the
+    /// recorded calls of a window instead, as the guard would have decided them (conditions
+    /// included), and shows per rule how many calls it would have fired on, failed and
+    /// succeeded.
     #[command(
-        after_help = "Examples:\n  callus guard check                      # every active layer\n  callus guard check .callus/rules.json   # one file: every error, with its line\n  callus guard check --json               # for CI"
+        after_help = "Examples:\n  callus guard check                      # every active layer\n  callus guard check .callus/rules.json   # one file: every error, with its line\n  callus guard check --json               # for CI\n  callus guard check --history            # the active layers over the last 30 days\n  callus guard check rules.json --history 7d --json   # one file over a week, call by call"
     )]
     Check(CheckArgs),
     /// Explain what the guard would decide for one tool call
@@ -177,6 +180,12 @@ pub(crate) enum GuardCommand {
 pub(crate) struct CheckArgs {
     /// Ruleset files to check (default: every active layer).
     pub files: Vec<PathBuf>,
+    /// Replay the rulesets over the calls recorded in this window (a duration like `7d` or a
+    /// date `YYYY-MM-DD`; default `30d`): per rule, the calls it would have fired on, failed
+    /// and succeeded, with examples; with --json, every call's decision. A condition history
+    /// cannot answer does not hold; the output counts those calls. Put FILEs before it.
+    #[arg(long, value_name = "WINDOW", num_args = 0..=1, default_missing_value = "30d")]
+    pub history: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,

@@ -8,6 +8,7 @@ mod anchor;
 mod audit;
 mod bypass;
 mod check;
+mod conditions;
 mod config;
 mod failure;
 mod fixtures;

@@ -127,7 +127,19 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     let input = example_input(&args.field, &value);
     let cwd_text = cwd.as_deref().and_then(|c| c.to_str());
     let subject = Subject::new(&args.tool, &input).with_cwd(cwd_text);
-    let decision = decide(&rules, &subject);
+    // Conditions are answered as the hook would answer them now, for the host the
+    // environment names (no session: what only a session knows is unknown, and fires).
+    let host = crate::host::detect(&serde_json::Map::new(), |k| {
+        std::env::var_os(k).is_some_and(|v| !v.is_empty())
+    });
+    let facts = crate::guard::facts::Live::new(
+        home,
+        host.slug(),
+        "",
+        cwd_text,
+        &crate::guard::facts::process_env,
+    );
+    let decision = decide(&rules, &subject, &facts);
     // What the call does, as the effect rules see it.
     let effects = &subject.effects().effects;
     let effect_rule = |id: &str| {

@@ -15,6 +15,7 @@ mod approve;
 mod docs;
 mod guard;
 mod record;
+mod replay;
 mod rules;
 
 use crate::cli::{Cli, Command, GuardCommand, RecordCommand};
@@ -84,7 +85,10 @@ fn dispatch(cli: Cli) -> u8 {
     let result = match cli.command {
         Command::Guard(args) => match args.command {
             None => return crate::guard::hook::run(),
-            Some(GuardCommand::Check(a)) => Ok(guard::check(home, &a)),
+            Some(GuardCommand::Check(a)) => match &a.history {
+                Some(window) => replay::check_history(home, &a, window),
+                None => Ok(guard::check(home, &a)),
+            },
             Some(GuardCommand::Test(a)) => guard::test(home, &a),
             Some(GuardCommand::Audit(a)) => guard::audit(home, &a),
             Some(GuardCommand::Prune(a)) => prune::run(home, &a),

@@ -309,7 +309,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
                 .map(|p| p as u32),
         })
         .collect();
-    let backtests = backtest::backtests(&targets, &scan.calls);
+    // The guard's replay, conditions included (candidates carry none yet).
+    let history = backtest::History::new(conn, &scan.session_ids);
+    let backtests = backtest::backtests_in(&targets, &scan.calls, &history);
     let environment = environment::findings(conn, &options.window)?;
     let store_span = if scan.settled == 0 && failures.is_empty() {
         environment::store_span(conn)?

@@ -94,6 +94,7 @@ mod tests {
             pattern: None,
             segment: None,
             message: Some(msg.into()),
+            unanswered: None,
         }
     }
 

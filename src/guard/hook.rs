@@ -249,7 +249,15 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only the rules that may fire on this call are parsed (the decision is the same).
     let subject = Subject::new(&event.tool_name, &event.tool_input).with_cwd(event.cwd.as_deref());
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
-    let decision = decide_until(&rules, &subject, Some(ctx.started + RULE_BUDGET));
+    // Conditions are answered here, at the edge, and only for rules whose patterns matched.
+    let facts = super::facts::Live::new(
+        &ctx.home,
+        event.host.slug(),
+        &event.session_id,
+        event.cwd.as_deref(),
+        &super::facts::process_env,
+    );
+    let decision = decide_until(&rules, &subject, &facts, Some(ctx.started + RULE_BUDGET));
     let mut error = load_errors
         .first()
         .map(|e| format!("ruleset unusable: {e}"))

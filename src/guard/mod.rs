@@ -13,6 +13,7 @@
 
 pub(crate) mod acs;
 pub(crate) mod approve;
+pub(crate) mod facts;
 pub(crate) mod hook;
 
 use std::fmt::Write as _;
@@ -20,6 +21,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::rules::condition::{Facts, NoFacts, Outcome};
 use crate::rules::{Action, Hit, LayerKind, RuleSet, Subject};
 
 /// A tool call to decide.
@@ -51,6 +53,10 @@ pub struct Fired {
     /// The rule's message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// A condition of the rule's `when` that could not be answered: the rule fired anyway
+    /// (the guard fails toward the rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unanswered: Option<&'static str>,
 }
 
 /// The outcome class of a decision.
@@ -107,17 +113,21 @@ impl Decision {
     }
 }
 
-/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision.
+/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. No condition
+/// can be answered here, so a rule with conditions fires when its patterns match (see
+/// [`decide`]).
 #[must_use]
 pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
-    decide(rules, &Subject::new(call.tool, call.input))
+    decide(rules, &Subject::new(call.tool, call.input), &NoFacts)
 }
 
 /// [`evaluate`] on a call already made a [`Subject`] (the hook builds one to load the rules
-/// that may fire on it, and shares its texts and shell splits with the decision).
+/// that may fire on it, and shares its texts and shell splits with the decision), with the
+/// rules' conditions answered by `facts`: asked only of a rule whose patterns matched, so a
+/// call no rule matches asks nothing.
 #[must_use]
-pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
-    decide_until(rules, subject, None)
+pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>, facts: &dyn Facts) -> Decision {
+    decide_until(rules, subject, facts, None)
 }
 
 /// [`decide`], giving up at `deadline`: the rules not yet evaluated then are skipped and
@@ -127,6 +137,7 @@ pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>) -> Decision {
 pub(crate) fn decide_until(
     rules: &RuleSet,
     subject: &Subject<'_>,
+    facts: &dyn Facts,
     deadline: Option<std::time::Instant>,
 ) -> Decision {
     let mut fired = Vec::new();
@@ -147,16 +158,26 @@ pub(crate) fn decide_until(
             break;
         }
         match rule.fires(subject) {
-            Ok(Some(Hit { pattern, segment })) => fired.push(Fired {
-                id: rule.id.clone(),
-                layer: layer.kind,
-                layer_file: layer.name(),
-                action: layer.effective_action(rule),
-                severity: rule.severity,
-                pattern: pattern.map(|i| rule.any[i].source().to_string()),
-                segment,
-                message: rule.message.clone(),
-            }),
+            Ok(Some(Hit { pattern, segment })) => {
+                // Conditions last, and only here: a call no pattern matches asks nothing.
+                // One that cannot be answered fires the rule (docs/rule-format.md).
+                let unanswered = match rule.when.as_deref().map(|w| w.eval(subject.input, facts)) {
+                    None | Some(Outcome::Holds) => None,
+                    Some(Outcome::Fails) => continue,
+                    Some(Outcome::Unknown(key)) => Some(key),
+                };
+                fired.push(Fired {
+                    id: rule.id.clone(),
+                    layer: layer.kind,
+                    layer_file: layer.name(),
+                    action: layer.effective_action(rule),
+                    severity: rule.severity,
+                    pattern: pattern.map(|i| rule.any[i].source().to_string()),
+                    segment,
+                    message: rule.message.clone(),
+                    unanswered,
+                });
+            }
             Ok(None) => {}
             Err(e) => errors.push(format!("{}: {e}", rule.id)),
         }
@@ -281,13 +302,13 @@ mod tests {
         let input = json!({ "command": "x" });
         let subject = Subject::new("Bash", &input);
         let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-        let d = decide_until(&rules, &subject, Some(later));
+        let d = decide_until(&rules, &subject, &NoFacts, Some(later));
         assert_eq!(d.fired.len(), 2, "{:?}", d.errors);
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.verdict, Verdict::Deny);
         let past = std::time::Instant::now();
         std::thread::sleep(std::time::Duration::from_millis(2));
-        let d = decide_until(&rules, &subject, Some(past));
+        let d = decide_until(&rules, &subject, &NoFacts, Some(past));
         assert!(d.fired.is_empty());
         assert_eq!(d.verdict, Verdict::Allow);
         assert_eq!(

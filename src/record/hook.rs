@@ -213,6 +213,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 .unwrap_or(false);
             call.status = classify::failed(interrupt, &error);
             call.exit_code = super::signature::leading_exit_code(&error);
+            call.facts = super::facts::observed(&call.tool, None, Some(&error));
             call.ended_ms = Some(now);
             call.duration_ms = duration;
             result_text = Some(error.clone());
@@ -242,6 +243,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                     } else {
                         Status::Success
                     };
+                    call.facts = super::facts::observed(&call.tool, Some(response), None);
                 }
                 Host::Codex => codex_outcome(event, response, &text, &mut call),
                 // Settled by `peer_outcome` above.
@@ -328,12 +330,18 @@ fn touch_session(
     sid: &str,
     now: i64,
 ) -> Result<()> {
+    // The recorder runs where the agent runs: its OS is the session's, and its `SHELL`
+    // (inherited from the host) the shell the host runs commands in.
+    let os = crate::rules::condition::os_name();
+    let shell = std::env::var("SHELL")
+        .ok()
+        .and_then(|s| crate::rules::condition::shell_name(&s));
     let updated = conn
         .execute(
             "UPDATE sessions SET last_event_ms = MAX(COALESCE(last_event_ms, ?2), ?2),
-                 cwd = COALESCE(cwd, ?3)
+                 cwd = COALESCE(cwd, ?3), os = COALESCE(os, ?4), shell = COALESCE(shell, ?5)
              WHERE id = ?1",
-            params![sid, now, event.cwd],
+            params![sid, now, event.cwd, os, shell],
         )
         .map_err(|e| Error::sql("update session", e))?;
     if updated > 0 {
@@ -352,10 +360,19 @@ fn touch_session(
         .flatten();
     conn.execute(
         "INSERT INTO sessions (id, host, source, cwd, repo_root, started_ms, last_event_ms,
-             agent_type)
-         VALUES (?1, ?2, 'hook', ?3, ?4, ?5, ?5, ?6)
+             agent_type, os, shell)
+         VALUES (?1, ?2, 'hook', ?3, ?4, ?5, ?5, ?6, ?7, ?8)
          ON CONFLICT (id) DO NOTHING",
-        params![sid, host.slug(), event.cwd, repo_root, now, agent_type],
+        params![
+            sid,
+            host.slug(),
+            event.cwd,
+            repo_root,
+            now,
+            agent_type,
+            os,
+            shell
+        ],
     )
     .map_err(|e| Error::sql("insert session", e))?;
     Ok(())

@@ -22,7 +22,7 @@ use super::classify::Status;
 /// The stored columns the merge reads, keyed by `tool_use_id` (`?1`).
 pub(super) const SELECT_STORED: &str = "SELECT session_id IS NULL, tool = '', status, exit_code,
     shape, started_ms, ended_ms, duration_ms, command IS NULL, input_sha256 IS NULL,
-    cwd IS NULL, agent_id IS NULL
+    cwd IS NULL, agent_id IS NULL, facts IS NULL
 FROM tool_calls WHERE tool_use_id = ?1";
 
 /// What the merge needs to know of a stored row (read by [`SELECT_STORED`]).
@@ -40,6 +40,7 @@ pub(super) struct Stored {
     pub(super) no_input_sha256: bool,
     pub(super) no_cwd: bool,
     pub(super) no_agent: bool,
+    pub(super) no_facts: bool,
 }
 
 impl Stored {
@@ -58,6 +59,7 @@ impl Stored {
             no_input_sha256: r.get(9)?,
             no_cwd: r.get(10)?,
             no_agent: r.get(11)?,
+            no_facts: r.get(12)?,
         })
     }
 }
@@ -82,6 +84,7 @@ pub(super) struct Row<'a> {
     pub(super) exit_code: Option<i64>,
     pub(super) cwd: Option<&'a str>,
     pub(super) agent_id: Option<&'a str>,
+    pub(super) facts: Option<String>,
 }
 
 /// The columns of `stored` that `new` replaces, with their new values; empty when the
@@ -168,6 +171,12 @@ pub(super) fn changes(stored: &Stored, new: &Row<'_>) -> Vec<(&'static str, Valu
     );
     fill(&mut set, stored.no_cwd, "cwd", text(new.cwd));
     fill(&mut set, stored.no_agent, "agent_id", text(new.agent_id));
+    fill(
+        &mut set,
+        stored.no_facts,
+        "facts",
+        text(new.facts.as_deref()),
+    );
     set
 }
 
@@ -203,6 +212,7 @@ mod tests {
             exit_code: None,
             cwd: Some("/w"),
             agent_id: None,
+            facts: None,
         }
     }
 

@@ -13,6 +13,7 @@
 
 mod classify;
 pub(crate) mod error_line;
+mod facts;
 pub(crate) mod hook;
 pub(crate) mod import;
 mod merge;

@@ -65,6 +65,8 @@ pub(crate) struct Call {
     pub(crate) cwd: Option<String>,
     /// The subagent that made the call.
     pub(crate) agent_id: Option<String>,
+    /// What the host observed about the call (`super::facts`), as JSON.
+    pub(crate) facts: Option<Value>,
 }
 
 impl Call {
@@ -92,14 +94,15 @@ impl Call {
             exit_code: None,
             cwd: None,
             agent_id: None,
+            facts: None,
         }
     }
 }
 
 const INSERT_CALL: &str = "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool,
     status, started_ms, ended_ms, duration_ms, command, input_sha256, shape, error, signature,
-    exit_code, cwd, agent_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+    exit_code, cwd, agent_id, facts)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
 ON CONFLICT (tool_use_id) DO NOTHING";
 
 /// Redact, shape, sign and store `call` (one-off; bulk writers keep a [`CallWriter`]).
@@ -179,6 +182,7 @@ impl<'c> CallWriter<'c> {
                 row.exit_code,
                 row.cwd,
                 row.agent_id,
+                row.facts,
             ])
             .map_err(|e| Error::sql("write tool call", e))?;
         Ok(inserted > 0)
@@ -283,6 +287,7 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         exit_code: call.exit_code,
         cwd: call.cwd.as_deref(),
         agent_id: call.agent_id.as_deref(),
+        facts: call.facts.as_ref().map(Value::to_string),
     }
 }
 
@@ -339,6 +344,14 @@ pub(crate) struct Session {
     pub(crate) last_prompt_ms: Option<i64>,
     /// The agent type, for sessions run as an agent.
     pub(crate) agent_type: Option<String>,
+    /// `linux`, `macos` or `windows`, when the history reveals it (else from the cwd).
+    pub(crate) os: Option<String>,
+    /// The shell the host runs commands in.
+    pub(crate) shell: Option<String>,
+    /// The sandbox the host reports (`read-only`, `workspace-write`, …).
+    pub(crate) sandbox: Option<String>,
+    /// The client that started the session, as the host reports it.
+    pub(crate) originator: Option<String>,
 }
 
 impl Session {
@@ -361,8 +374,8 @@ pub(crate) fn upsert_session(conn: &Connection, s: &Session) -> Result<()> {
     let mut stmt = conn
         .prepare_cached(
             "INSERT INTO sessions (id, host, source, cwd, repo_root, started_ms, last_event_ms,
-                 prompts, last_prompt_ms, agent_type)
-             VALUES (?1, ?2, 'import', ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 prompts, last_prompt_ms, agent_type, os, shell, sandbox, originator)
+             VALUES (?1, ?2, 'import', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (id) DO UPDATE SET
                  cwd = COALESCE(sessions.cwd, excluded.cwd),
                  repo_root = COALESCE(sessions.repo_root, excluded.repo_root),
@@ -373,7 +386,11 @@ pub(crate) fn upsert_session(conn: &Connection, s: &Session) -> Result<()> {
                  prompts = MAX(sessions.prompts, excluded.prompts),
                  last_prompt_ms = MAX(COALESCE(sessions.last_prompt_ms, excluded.last_prompt_ms),
                                       COALESCE(excluded.last_prompt_ms, sessions.last_prompt_ms)),
-                 agent_type = COALESCE(sessions.agent_type, excluded.agent_type)",
+                 agent_type = COALESCE(sessions.agent_type, excluded.agent_type),
+                 os = COALESCE(sessions.os, excluded.os),
+                 shell = COALESCE(sessions.shell, excluded.shell),
+                 sandbox = COALESCE(sessions.sandbox, excluded.sandbox),
+                 originator = COALESCE(sessions.originator, excluded.originator)",
         )
         .map_err(|e| Error::sql("prepare session upsert", e))?;
     stmt.execute(params![
@@ -386,6 +403,14 @@ pub(crate) fn upsert_session(conn: &Connection, s: &Session) -> Result<()> {
         s.prompts,
         s.last_prompt_ms,
         s.agent_type,
+        s.os.as_deref().or_else(|| {
+            s.cwd
+                .as_deref()
+                .and_then(crate::rules::condition::os_of_cwd)
+        }),
+        s.shell,
+        s.sandbox,
+        s.originator,
     ])
     .map_err(|e| Error::sql("write session", e))?;
     Ok(())

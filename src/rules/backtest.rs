@@ -25,6 +25,8 @@ use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::condition::Outcome;
+pub(crate) use super::replay::History;
 use super::tier::{self, Tier};
 use super::{Rule, Subject};
 use crate::window::{Window, iso};
@@ -36,6 +38,8 @@ pub(crate) const MAX_CROSSFIRE_SAMPLES: usize = 5;
 /// One settled tool call as the store holds it.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredCall {
+    /// The host's call id (`tool_use_id`).
+    pub id: String,
     /// The tool name.
     pub tool: String,
     /// The redacted command (Bash) or input summary.
@@ -59,6 +63,7 @@ impl StoredCall {
     #[must_use]
     pub(crate) fn new(tool: &str, command: &str, failed: bool, started_ms: i64) -> Self {
         StoredCall {
+            id: String::new(),
             tool: tool.to_string(),
             command: command.to_string(),
             failed,
@@ -148,6 +153,9 @@ pub(crate) struct Scan {
     pub settled: u64,
     /// Successful calls in the window (kept or not): zero means no denominator.
     pub successes: u64,
+    /// The sessions of the kept calls, by the index [`StoredCall::session`] holds (what a
+    /// `History` reads their rows by).
+    pub session_ids: Vec<String>,
 }
 
 /// Stream the settled calls that started in `window` (all of history when `None`), keeping
@@ -166,11 +174,11 @@ pub(crate) fn scan(
     // An answer (`grep` finding nothing) ran fine: a successful attempt. A success whose
     // stored signature is that of a failure of the same tool and shape is masked.
     let sql = if covers_most(conn, since, until)? {
-        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED FROM tool_calls t
-         WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED, tool_use_id
+         FROM tool_calls t WHERE +started_ms >= ?1 AND +started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
     } else {
-        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED FROM tool_calls t
-         WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
+        "SELECT tool, status, coalesce(command, ''), session_id, started_ms, MASKED, tool_use_id
+         FROM tool_calls t WHERE started_ms >= ?1 AND started_ms < ?2 AND status IN ('success', 'failure', 'answer')"
     }
     .replace("MASKED", MASKED);
     let mut stmt = conn.prepare(&sql).map_err(err)?;
@@ -197,6 +205,7 @@ pub(crate) fn scan(
             *sessions.entry(s).or_insert(next)
         });
         out.calls.push(StoredCall {
+            id: row.get(6).map_err(err)?,
             tool,
             command,
             failed,
@@ -205,6 +214,10 @@ pub(crate) fn scan(
             session,
             tags: tags.clone(),
         });
+    }
+    out.session_ids = vec![String::new(); sessions.len()];
+    for (id, i) in sessions {
+        out.session_ids[i as usize] = id;
     }
     out.calls.sort_by(|a, b| {
         (a.started_ms, &a.command, a.failed).cmp(&(b.started_ms, &b.command, b.failed))
@@ -260,6 +273,9 @@ pub(crate) struct Matches {
     pub calls: Vec<usize>,
     /// Calls on which a pattern could not run (backtracking budget); counted as no match.
     pub errors: u64,
+    /// Calls the patterns matched whose conditions history could not answer, by the first
+    /// condition it could not: counted as no match.
+    pub unreplayed: std::collections::BTreeMap<&'static str, u64>,
 }
 
 /// Which targets a call of one tool is tried against.
@@ -281,7 +297,8 @@ impl Dispatch {
             if !super::glob::matches(&t.rule.tool, tool) {
                 continue;
             }
-            d.needs_input |= !t.rule.any.is_empty() || !t.rule.unless.is_empty();
+            d.needs_input |=
+                !t.rule.any.is_empty() || !t.rule.unless.is_empty() || t.rule.when.is_some();
             match t.tag {
                 Some(tag) => d.by_tag.entry(tag).or_default().push(i),
                 None => d.untagged.push(i),
@@ -291,10 +308,24 @@ impl Dispatch {
     }
 }
 
-/// Run every target over `calls`. Calls are the outer loop, so each call's input, lowercase
-/// copy and shell split are computed once and shared by every rule tried on it.
+/// Run every target over `calls` without history: a rule with conditions matches nothing
+/// (each match is counted as unreplayed).
 #[must_use]
 pub(crate) fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> {
+    run_in(targets, calls, &History::none())
+}
+
+/// Run every target over `calls`, as the guard would have decided: patterns first, then a
+/// rule's conditions answered from `history` ([`super::replay`]); a condition history
+/// cannot answer does not hold (the call is counted in [`Matches::unreplayed`]). Calls are
+/// the outer loop, so each call's input, lowercase copy and shell split are computed once and
+/// shared by every rule tried on it.
+#[must_use]
+pub(crate) fn run_in(
+    targets: &[Target<'_>],
+    calls: &[StoredCall],
+    history: &History<'_>,
+) -> Vec<Matches> {
     let mut fields: Vec<&str> = targets.iter().map(|t| t.rule.field.as_str()).collect();
     fields.sort_unstable();
     fields.dedup();
@@ -322,11 +353,27 @@ pub(crate) fn run(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Matches> 
             Value::Null
         };
         let subject = Subject::new(&call.tool, &input);
+        let mut facts = None;
         for &i in &todo {
-            match targets[i].rule.fires(&subject) {
-                Ok(Some(_)) => out[i].calls.push(ci),
-                Ok(None) => {}
-                Err(_) => out[i].errors += 1,
+            let rule = targets[i].rule;
+            match rule.fires(&subject) {
+                Ok(Some(_)) => {}
+                Ok(None) => continue,
+                Err(_) => {
+                    out[i].errors += 1;
+                    continue;
+                }
+            }
+            let Some(when) = rule.when.as_deref() else {
+                out[i].calls.push(ci);
+                continue;
+            };
+            let facts =
+                facts.get_or_insert_with(|| history.facts(&call.id, call.session, call.started_ms));
+            match when.eval(&input, facts.as_ref()) {
+                Outcome::Holds => out[i].calls.push(ci),
+                Outcome::Fails => {}
+                Outcome::Unknown(key) => *out[i].unreplayed.entry(key).or_default() += 1,
             }
         }
     }
@@ -365,12 +412,21 @@ pub(crate) struct Backtest {
     pub last_seen: Option<i64>,
     /// Calls on which a pattern could not run (backtracking budget); counted as no match.
     pub errors: u64,
+    /// Calls the patterns matched whose conditions history could not answer: counted as no
+    /// match (only a rule with conditions has any).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unreplayed: u64,
     /// Index of the first matched failure (a `should_fire` example).
     #[serde(skip)]
     pub failure_sample: Option<usize>,
     /// Indices of the first [`MAX_CROSSFIRE_SAMPLES`] matched successes.
     #[serde(skip)]
     pub crossfire_samples: Vec<usize>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[allow(clippy::ref_option)] // serde's serialize_with passes a reference
@@ -441,13 +497,25 @@ pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
     out
 }
 
-/// Run every target over `calls` and summarise each.
+/// Run every target over `calls` (without history) and summarise each.
 #[must_use]
 pub(crate) fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> {
-    run(targets, calls)
+    backtests_in(targets, calls, &History::none())
+}
+
+/// Run every target over `calls`, conditions answered from `history` ([`run_in`]), and
+/// summarise each.
+#[must_use]
+pub(crate) fn backtests_in(
+    targets: &[Target<'_>],
+    calls: &[StoredCall],
+    history: &History<'_>,
+) -> Vec<Backtest> {
+    run_in(targets, calls, history)
         .into_iter()
         .map(|m| Backtest {
             errors: m.errors,
+            unreplayed: m.unreplayed.values().sum(),
             ..summarize(calls, &m.calls)
         })
         .collect()
@@ -550,6 +618,64 @@ mod tests {
         // A tool-only rule fires on every call of its tool, whatever the input.
         let wide = rule(r#"{"rules":[{"id":"t","tool":"Wr*","action":"monitor"}]}"#);
         assert_eq!(backtest(&wide, &calls).matched, 3);
+    }
+
+    #[test]
+    fn conditions_are_replayed_from_the_store_and_unanswerable_ones_counted() {
+        let conn = crate::store::open_in_memory().unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, os) VALUES ('w', 'codex', 'import', 'windows'),
+                 ('l', 'codex', 'import', 'linux'), ('u', 'codex', 'import', NULL);
+             INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, command) VALUES
+             ('1', 'w', 'codex', 'import', 'Bash', 'failure', 1, 'rm -r x'),
+             ('2', 'w', 'codex', 'import', 'Bash', 'success', 2, 'rm -r y'),
+             ('3', 'l', 'codex', 'import', 'Bash', 'failure', 3, 'rm -r x'),
+             ('4', 'u', 'codex', 'import', 'Bash', 'failure', 4, 'rm -r x'),
+             ('5', 'w', 'codex', 'import', 'Bash', 'failure', 5, 'ls');",
+        )
+        .unwrap();
+        let r = rule(
+            r#"{"rules":[{"id":"w","tool":"Bash","any":["^rm\\b"],"action":"monitor",
+                "when":{"os":["windows"]}}]}"#,
+        );
+        let scan = scan(&conn, None, |_, _, _| true).unwrap();
+        assert_eq!(scan.calls.len(), 5);
+        let history = History::new(&conn, &scan.session_ids);
+        let t = [Target {
+            rule: &r,
+            tag: None,
+        }];
+        let m = &run_in(&t, &scan.calls, &history)[0];
+        let ids: Vec<&str> = m.calls.iter().map(|&i| scan.calls[i].id.as_str()).collect();
+        assert_eq!(ids, ["1", "2"]);
+        assert_eq!(m.unreplayed.get("os"), Some(&1));
+        let b = &backtests_in(&t, &scan.calls, &history)[0];
+        assert_eq!(
+            (b.matched, b.failures, b.crossfire, b.unreplayed),
+            (2, 1, 1, 1)
+        );
+        // Without history nothing can be answered.
+        let b = &backtests(&t, &scan.calls)[0];
+        assert_eq!((b.matched, b.unreplayed), (0, 4));
+        // A tool-only rule's conditions still read the call's input.
+        let edit = rule(
+            r#"{"rules":[{"id":"e","tool":"Bash","action":"monitor",
+                "when":{"path_missing":{"field":"command"}}}]}"#,
+        );
+        let b = &backtests_in(
+            &[Target {
+                rule: &edit,
+                tag: None,
+            }],
+            &scan.calls,
+            &history,
+        )[0];
+        assert_eq!(
+            (b.matched, b.unreplayed),
+            (0, 4),
+            "a success exists; the failures say nothing"
+        );
     }
 
     #[test]

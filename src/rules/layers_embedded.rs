@@ -85,6 +85,8 @@ impl EmbeddedRule {
                 serde_json::from_str(self.meta).unwrap_or_default()
             },
             examples: None,
+            // A starter rule with conditions is not embedded: `build.rs` leaves it to parsing.
+            when: None,
         }
     }
 }

@@ -10,6 +10,7 @@
 
 pub(crate) mod backtest;
 pub(crate) mod check;
+pub(crate) mod condition;
 pub(crate) mod effect;
 pub(crate) mod field;
 pub(crate) mod glob;
@@ -21,6 +22,7 @@ pub(crate) mod parse;
 pub(crate) mod pattern;
 pub(crate) mod prefilter;
 pub(crate) mod promote;
+pub(crate) mod replay;
 pub(crate) mod tier;
 
 use std::cell::{OnceCell, RefCell};
@@ -152,6 +154,8 @@ pub struct Rule {
     pub meta: Map<String, Value>,
     /// Executable examples.
     pub examples: Option<Examples>,
+    /// Conditions that must hold too (`when`), answered through [`condition::Facts`].
+    pub(crate) when: Option<Box<condition::When>>,
 }
 
 impl Rule {

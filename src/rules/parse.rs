@@ -35,7 +35,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
 /// Keys a rule may carry.
 pub(crate) const RULE_KEYS: &[&str] = &[
     "id", "tool", "field", "any", "unless", "flags", "norm", "severity", "action", "message",
-    "meta", "examples", "match", "pinned",
+    "meta", "examples", "match", "pinned", "when",
 ];
 
 /// A parsed ruleset document.
@@ -103,6 +103,9 @@ pub(crate) struct RuleFields<'a> {
     #[serde(borrow, rename = "match")]
     match_mode: Option<Text<'a>>,
     pinned: Option<bool>,
+    /// Conditions: checked by `check_rule`, read again when the rule is built.
+    #[serde(borrow)]
+    when: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -235,6 +238,12 @@ impl Unbuilt<'_> {
             message: owned(f.message).filter(|m| !m.trim().is_empty()),
             match_mode: self.mode,
             pinned: f.pinned.unwrap_or(false),
+            // Checked to parse by `check_rule`.
+            when: f
+                .when
+                .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+                .and_then(|v| super::condition::parse(&v).ok())
+                .map(Box::new),
             // Checked to be an object by `check_rule`.
             meta: f
                 .meta
@@ -447,6 +456,11 @@ fn check_rule(
     };
     if let Some(meta) = f.meta {
         check_meta(meta).map_err(|(field, msg)| fail(&field, msg))?;
+    }
+    if let Some(when) = f.when {
+        let value = serde_json::from_str::<Value>(when.get())
+            .map_err(|_| fail("when", "must be an object of conditions"))?;
+        super::condition::parse(&value).map_err(|(field, msg)| fail(&field, &msg))?;
     }
     Ok((action, match_mode))
 }

@@ -12,7 +12,9 @@
 //! that way) is held until the `tool_use` arrives; a result whose `tool_use` is not in the
 //! file settles the stored call of that id if there is one, and is counted as unpaired
 //! otherwise. A user line that is not a tool
-//! result and not a meta line counts as a prompt (its text is never stored).
+//! result and not a meta line counts as a prompt (its text is never stored). An
+//! `environment` attachment gives the session's OS and shell; a Read's structured result
+//! its size (`record::facts`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -72,6 +74,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
             if s.cwd.is_none() {
                 s.cwd.clone_from(&cwd);
             }
+            environment(s, &line);
         }
         let content = line.get("message").and_then(|m| m.get("content"));
         match text("type") {
@@ -175,6 +178,33 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The session's OS and shell from an `environment` attachment line (`snapshot.platform`:
+/// `linux`, `darwin`, `win32`; `snapshot.shell`), when the transcript has one.
+fn environment(s: &mut Session, line: &Map<String, Value>) {
+    let Some(snapshot) = line
+        .get("attachment")
+        .filter(|a| a.get("type").and_then(Value::as_str) == Some("environment"))
+        .and_then(|a| a.get("snapshot"))
+    else {
+        return;
+    };
+    let os = match snapshot.get("platform").and_then(Value::as_str) {
+        Some("linux") => Some("linux"),
+        Some("darwin") => Some("macos"),
+        Some("win32") => Some("windows"),
+        _ => None,
+    };
+    if s.os.is_none() {
+        s.os = os.map(str::to_string);
+    }
+    if s.shell.is_none() {
+        s.shell = snapshot
+            .get("shell")
+            .and_then(Value::as_str)
+            .and_then(crate::rules::condition::shell_name);
+    }
+}
+
 fn to_call(id: &str, u: Use) -> Call {
     let mut call = Call::new(id, "claude-code", "claude-transcript", u.tool, u.input);
     call.started_ms = u.started_ms;
@@ -200,9 +230,11 @@ fn settle(id: &str, u: Use, block: &Value, line: &Map<String, Value>, ts: Option
             Status::Success
         };
         call.output = Some(result_text(block.get("content")));
+        call.facts = crate::record::facts::observed(&call.tool, structured, None);
         return call;
     }
     let text = result_text(block.get("content"));
+    call.facts = crate::record::facts::observed(&call.tool, None, Some(&text));
     let rejected = line
         .get("permissionDecision")
         .and_then(|d| d.get("decision"))

@@ -91,8 +91,13 @@ fn read_line(st: &mut State, line: &Map<String, Value>) {
     let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
     match (kind, line.get("payload")) {
         ("session_meta", Some(p)) => session_meta(st, p),
-        ("turn_context", Some(p)) if st.session.cwd.is_none() => {
-            st.session.cwd = str_of(p, "cwd");
+        ("turn_context", Some(p)) => {
+            if st.session.cwd.is_none() {
+                st.session.cwd = str_of(p, "cwd");
+            }
+            if st.session.sandbox.is_none() {
+                st.session.sandbox = sandbox_mode(p.get("sandbox_policy"));
+            }
         }
         ("response_item", Some(p)) => response_item(st, p, ts),
         ("event_msg", Some(p)) => event_msg(st, p, ts),
@@ -121,9 +126,25 @@ fn session_meta(st: &mut State, p: &Value) {
     if let Some(cwd) = str_of(meta, "cwd") {
         st.session.cwd = Some(cwd);
     }
+    if let Some(originator) = str_of(meta, "originator") {
+        st.session.originator = Some(originator);
+    }
     if let Some(ts) = timestamp_ms(meta.get("timestamp")) {
         st.session.saw(Some(ts));
     }
+}
+
+/// A turn's `sandbox_policy`: a name (`"read-only"`) or an object naming it by `type` or
+/// `mode` (`{"type": "workspace-write", …}`). The first turn's policy is the session's.
+fn sandbox_mode(policy: Option<&Value>) -> Option<String> {
+    let policy = policy?;
+    policy
+        .as_str()
+        .or_else(|| policy.get("type").and_then(Value::as_str))
+        .or_else(|| policy.get("mode").and_then(Value::as_str))
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_ascii_lowercase)
 }
 
 fn entry<'a>(st: &'a mut State, id: &str) -> &'a mut Pending {

@@ -1,0 +1,289 @@
+//! The hook's answers to rules' conditions (`rules::condition::Facts`), at the edge.
+//!
+//! Nothing here runs unless a rule whose patterns matched carries a condition that asks: the
+//! session context comes from the payload and the running process (host, OS, cwd, `$SHELL`)
+//! and, for what only the recorder knows (sandbox, originator, and the shell when `$SHELL`
+//! is unset), from the store's `sessions` row; `PATH` is searched without spawning anything;
+//! paths are `stat`ed; earlier Reads are looked up in the store's rows of this session. The
+//! store is opened at most once, and only if a question needs it. A question that cannot be
+//! answered (no store, a busy store, a `stat` error other than "not found") is unknown, and
+//! the guard then fires the rule.
+
+use std::cell::OnceCell;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::config::Home;
+use crate::rules::condition::{self, Facts, Key, Stat};
+
+/// Facts about one call, answered lazily from the machine and the store.
+pub(crate) struct Live<'a> {
+    home: &'a Home,
+    host: &'static str,
+    session_id: &'a str,
+    cwd: Option<&'a str>,
+    /// Reads an environment variable (the process's own, or a test's).
+    env: &'a dyn Fn(&str) -> Option<OsString>,
+    conn: OnceCell<Option<Connection>>,
+    session: OnceCell<Option<[Option<String>; 3]>>,
+}
+
+/// The process's environment.
+pub(crate) fn process_env(key: &str) -> Option<OsString> {
+    std::env::var_os(key)
+}
+
+impl<'a> Live<'a> {
+    /// Facts for a call of `session_id` (may be empty) on `host`, run in `cwd`.
+    pub(crate) fn new(
+        home: &'a Home,
+        host: &'static str,
+        session_id: &'a str,
+        cwd: Option<&'a str>,
+        env: &'a dyn Fn(&str) -> Option<OsString>,
+    ) -> Self {
+        Live {
+            home,
+            host,
+            session_id,
+            cwd: cwd.filter(|c| !c.is_empty()),
+            env,
+            conn: OnceCell::new(),
+            session: OnceCell::new(),
+        }
+    }
+
+    /// The store, opened once, if there is one and it opens in the hook's time.
+    fn conn(&self) -> Option<&Connection> {
+        self.conn
+            .get_or_init(|| {
+                let db = self.home.db_path();
+                if !db.exists() {
+                    return None;
+                }
+                crate::store::open_for_hook(&db).ok()
+            })
+            .as_ref()
+    }
+
+    /// The session row's shell, sandbox and originator.
+    fn session_row(&self) -> Option<&[Option<String>; 3]> {
+        self.session
+            .get_or_init(|| {
+                if self.session_id.is_empty() {
+                    return None;
+                }
+                self.conn()?
+                    .query_row(
+                        "SELECT shell, sandbox, originator FROM sessions WHERE id = ?1",
+                        [self.session_id],
+                        |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?]),
+                    )
+                    .optional()
+                    .ok()
+                    .flatten()
+            })
+            .as_ref()
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        let cwd = self
+            .cwd
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok());
+        PathBuf::from(condition::resolve(cwd.as_deref().and_then(Path::to_str), p))
+    }
+}
+
+impl Facts for Live<'_> {
+    fn context(&self, key: Key) -> Option<String> {
+        let row = |i: usize| self.session_row().and_then(|r| r[i].clone());
+        match key {
+            Key::Host => Some(self.host.to_string()),
+            Key::Os => Some(condition::os_name().to_string()),
+            Key::Cwd => self.cwd.map(str::to_string),
+            Key::Shell => (self.env)("SHELL")
+                .and_then(|s| condition::shell_name(&s.to_string_lossy()))
+                .or_else(|| row(0)),
+            Key::Sandbox => row(1),
+            Key::Originator => row(2),
+        }
+    }
+
+    fn program_on_path(&self, name: &str) -> Option<bool> {
+        let path = (self.env)("PATH").unwrap_or_default();
+        let exts: Vec<String> = if cfg!(windows) {
+            (self.env)("PATHEXT").map_or_else(
+                || vec![".exe".into(), ".cmd".into(), ".bat".into()],
+                |e| e.to_string_lossy().split(';').map(str::to_string).collect(),
+            )
+        } else {
+            Vec::new()
+        };
+        Some(std::env::split_paths(&path).any(|dir| {
+            !dir.as_os_str().is_empty()
+                && (is_executable(&dir.join(name))
+                    || exts
+                        .iter()
+                        .any(|e| is_executable(&dir.join(format!("{name}{e}")))))
+        }))
+    }
+
+    fn stat(&self, p: &str) -> Stat {
+        match std::fs::metadata(self.path(p)) {
+            Ok(m) if m.is_file() => Stat::File(m.len()),
+            Ok(_) => Stat::Other,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Stat::Missing
+            }
+            Err(_) => Stat::Unknown,
+        }
+    }
+
+    fn read_in_session(&self, p: &str) -> Option<bool> {
+        if self.session_id.is_empty() {
+            return None;
+        }
+        let want = condition::resolve(self.cwd, p);
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(condition::READS_OF_SESSION).ok()?;
+        let mut rows = stmt.query([self.session_id]).ok()?;
+        while let Some(row) = rows.next().ok()? {
+            let command: String = row.get(0).ok()?;
+            let cwd: Option<String> = row.get(1).ok()?;
+            if condition::read_path(&command)
+                .is_some_and(|read| condition::resolve(cwd.as_deref().or(self.cwd), &read) == want)
+            {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+}
+
+/// A regular file with an execute bit (any file, where there are no such bits).
+fn is_executable(p: &Path) -> bool {
+    let Ok(m) = std::fs::metadata(p) else {
+        return false;
+    };
+    if !m.is_file() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        m.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(*v))
+        }
+    }
+
+    #[test]
+    fn context_from_the_payload_the_process_and_the_store() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::at(tmp.path());
+        let env = env_of(&[("SHELL", "/usr/bin/ZSH")]);
+        let live = Live::new(&home, "codex", "s1", Some("/w"), &env);
+        assert_eq!(live.context(Key::Host).as_deref(), Some("codex"));
+        assert_eq!(live.context(Key::Os).as_deref(), Some(condition::os_name()));
+        assert_eq!(live.context(Key::Cwd).as_deref(), Some("/w"));
+        assert_eq!(live.context(Key::Shell).as_deref(), Some("zsh"));
+        // No store: what only the store knows is unknown, and no store is created.
+        assert_eq!(live.context(Key::Sandbox), None);
+        assert_eq!(live.read_in_session("/w/a"), None);
+        assert!(!home.db_path().exists());
+        // With a session row.
+        let conn = crate::store::open(&home.db_path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, shell, sandbox, originator)
+             VALUES ('s1', 'codex', 'import', 'pwsh', 'read-only', 'codex_cli_rs');
+             INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, command, cwd)
+             VALUES ('r1', 's1', 'codex', 'hook', 'Read', 'success', '/w/a', '/w'),
+                    ('r2', 's1', 'codex', 'hook', 'Read', 'failure', '/w/b', '/w'),
+                    ('r3', 's1', 'codex', 'hook', 'Read', 'success',
+                     '{\"file_path\":\"c\",\"limit\":5}', '/w');",
+        )
+        .unwrap();
+        let none = env_of(&[]);
+        let live = Live::new(&home, "codex", "s1", Some("/w"), &none);
+        assert_eq!(live.context(Key::Shell).as_deref(), Some("pwsh"));
+        assert_eq!(live.context(Key::Sandbox).as_deref(), Some("read-only"));
+        assert_eq!(
+            live.context(Key::Originator).as_deref(),
+            Some("codex_cli_rs")
+        );
+        assert_eq!(live.read_in_session("/w/a"), Some(true));
+        assert_eq!(live.read_in_session("a"), Some(true), "relative to the cwd");
+        assert_eq!(live.read_in_session("/w/./sub/../a"), Some(true));
+        assert_eq!(live.read_in_session("/w/b"), Some(false), "a failed Read");
+        assert_eq!(live.read_in_session("/w/c"), Some(true), "a ranged Read");
+        let other = Live::new(&home, "codex", "s2", Some("/w"), &none);
+        assert_eq!(other.read_in_session("/w/a"), Some(false));
+        assert_eq!(other.context(Key::Sandbox), None);
+        let nosession = Live::new(&home, "codex", "", None, &none);
+        assert_eq!(nosession.read_in_session("/w/a"), None);
+        assert_eq!(nosession.context(Key::Cwd), None);
+    }
+
+    #[test]
+    fn path_and_stat() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let tool = bin.join("mytool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let plain = bin.join("notexec");
+        std::fs::write(&plain, "x").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let home = Home::at(tmp.path());
+        let path = OsString::from(format!("/nonexistent::{}", bin.display()));
+        let env = move |k: &str| (k == "PATH").then(|| path.clone());
+        let cwd = tmp.path().to_str().unwrap();
+        let live = Live::new(&home, "claude-code", "s", Some(cwd), &env);
+        assert_eq!(live.program_on_path("mytool"), Some(true));
+        assert_eq!(live.program_on_path("bin"), Some(false), "a directory");
+        #[cfg(unix)]
+        assert_eq!(live.program_on_path("notexec"), Some(false));
+        assert_eq!(live.program_on_path("nope"), Some(false));
+        let empty = |_: &str| None;
+        let bare = Live::new(&home, "claude-code", "s", Some(cwd), &empty);
+        assert_eq!(bare.program_on_path("mytool"), Some(false), "no PATH");
+        assert_eq!(live.stat("bin/notexec"), Stat::File(1));
+        assert_eq!(live.stat(plain.to_str().unwrap()), Stat::File(1));
+        assert_eq!(live.stat("bin"), Stat::Other);
+        assert_eq!(live.stat("nope"), Stat::Missing);
+        assert_eq!(live.stat("bin/notexec/under"), Stat::Missing);
+        assert_eq!(
+            condition::shell_name("C:\\Program Files\\PowerShell\\pwsh.exe").as_deref(),
+            Some("pwsh")
+        );
+        assert_eq!(condition::shell_name("/"), None);
+    }
+}

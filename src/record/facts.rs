@@ -1,0 +1,63 @@
+//! Facts a host observed about a call, kept in `tool_calls.facts` (JSON) where they come
+//! cheaply with the result: for a Read, the size of what it returned (`bytes`, and `lines`
+//! and `total_lines` when the host says), or `over_limit` when the host refused a file too
+//! large to read. History replay answers a rule's `file_larger_than` from them.
+
+use serde_json::{Map, Value, json};
+
+/// The facts of a call of `tool` whose structured result is `result` (Claude Code's
+/// `toolUseResult`, a hook's `tool_response`) or whose error is `error`; `None` when there is
+/// nothing to keep.
+#[must_use]
+pub(crate) fn observed(tool: &str, result: Option<&Value>, error: Option<&str>) -> Option<Value> {
+    if tool != "Read" {
+        return None;
+    }
+    if error.is_some_and(over_limit) {
+        return Some(json!({"over_limit": true}));
+    }
+    let file = result?.get("file")?;
+    let mut facts = Map::new();
+    if let Some(content) = file.get("content").and_then(Value::as_str) {
+        facts.insert("bytes".into(), json!(content.len()));
+    }
+    for (from, to) in [("numLines", "lines"), ("totalLines", "total_lines")] {
+        if let Some(n) = file.get(from).and_then(Value::as_u64) {
+            facts.insert(to.into(), json!(n));
+        }
+    }
+    (!facts.is_empty()).then_some(Value::Object(facts))
+}
+
+/// Claude Code's refusal of a file too large to read ("File content (31000 tokens) exceeds
+/// maximum allowed tokens (25000)", "… exceeds maximum allowed size (256KB)").
+fn over_limit(error: &str) -> bool {
+    error
+        .to_ascii_lowercase()
+        .contains("exceeds maximum allowed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_keeps_its_size_or_that_it_was_over_the_limit() {
+        let result = json!({"type": "text", "file": {"filePath": "/w/a", "content": "héllo\n",
+            "numLines": 1, "startLine": 1, "totalLines": 40}});
+        assert_eq!(
+            observed("Read", Some(&result), None),
+            Some(json!({"bytes": 7, "lines": 1, "total_lines": 40}))
+        );
+        assert_eq!(observed("Write", Some(&result), None), None);
+        assert_eq!(observed("Read", Some(&json!({"file": {}})), None), None);
+        assert_eq!(observed("Read", Some(&json!("text")), None), None);
+        assert_eq!(observed("Read", None, None), None);
+        let error = "File content (31000 tokens) Exceeds maximum allowed tokens (25000).";
+        assert_eq!(
+            observed("Read", Some(&result), Some(error)),
+            Some(json!({"over_limit": true}))
+        );
+        assert_eq!(observed("Read", None, Some("File does not exist.")), None);
+    }
+}

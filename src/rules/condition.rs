@@ -1,0 +1,770 @@
+//! Conditions a rule may carry (`when`): what must hold, besides its patterns, for it to fire.
+//!
+//! Every condition is cheap — no network, no spawned process — and is answered through
+//! [`Facts`], so the decision stays pure: the hook answers at the edge with real `stat()`
+//! calls, `PATH` look-ups and store queries (`guard::facts`), lazily, only for a rule whose
+//! patterns already matched; history replay (`rules::replay`) answers from the recorded rows;
+//! tests answer with a fake.
+//!
+//! Each condition is true, false or unknown (the facts could not say). [`When::eval`] is
+//! false as soon as one condition is false (the later ones are not asked), else unknown when
+//! one could not be answered, else true. What an unknown means is the caller's: the guard
+//! fires the rule (it fails toward the rule), a replay does not count the call and says how
+//! many it could not replay.
+
+use serde_json::{Map, Value};
+
+use super::field;
+
+/// The condition keys, in the order they are evaluated (cheap session context first).
+pub(crate) const WHEN_KEYS: &[&str] = &[
+    "host",
+    "os",
+    "shell",
+    "sandbox",
+    "originator",
+    "cwd_under",
+    "program_absent",
+    "path_missing",
+    "file_larger_than",
+    "not_read_in_session",
+];
+
+/// The hosts' slugs, as recorded in `sessions.host`.
+pub(crate) const HOSTS: &[&str] = &[
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "cursor",
+    "copilot-cli",
+];
+
+/// The operating systems `os` names.
+pub(crate) const OSES: &[&str] = &["linux", "macos", "windows"];
+
+/// Sandbox values that mean no sandbox at all (`"sandbox": false` holds for them).
+pub(crate) const NO_SANDBOX: &[&str] = &["danger-full-access", "none", "off", "disabled"];
+
+/// A piece of session context a condition reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// The host's slug (`claude-code`, `codex`, …).
+    Host,
+    /// `linux`, `macos` or `windows`.
+    Os,
+    /// The shell the host runs commands in (`bash`, `zsh`, `pwsh`, …).
+    Shell,
+    /// The sandbox the host reports (`read-only`, `workspace-write`, `danger-full-access`).
+    Sandbox,
+    /// The client that started the session, as the host reports it (`codex_cli_rs`, …).
+    Originator,
+    /// The call's working directory.
+    Cwd,
+}
+
+/// What `stat` found at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stat {
+    /// Nothing is there.
+    Missing,
+    /// A regular file of this many bytes.
+    File(u64),
+    /// Something is there, of a size not known (history saw it used, not measured).
+    Exists,
+    /// Something that is not a regular file (a directory, a device).
+    Other,
+    /// The question could not be answered (permission, a busy store, no evidence).
+    Unknown,
+}
+
+/// The answers conditions need. `None` (or [`Stat::Unknown`]): cannot tell.
+pub(crate) trait Facts {
+    /// A piece of the session's context.
+    fn context(&self, key: Key) -> Option<String>;
+    /// Is `name` an executable on `PATH`?
+    fn program_on_path(&self, name: &str) -> Option<bool>;
+    /// What is at `path` (relative paths are the call's cwd's).
+    fn stat(&self, path: &str) -> Stat;
+    /// Has a Read of this session read `path`?
+    fn read_in_session(&self, path: &str) -> Option<bool>;
+}
+
+/// Facts that know nothing: every condition is unknown.
+pub(crate) struct NoFacts;
+
+impl Facts for NoFacts {
+    fn context(&self, _: Key) -> Option<String> {
+        None
+    }
+    fn program_on_path(&self, _: &str) -> Option<bool> {
+        None
+    }
+    fn stat(&self, _: &str) -> Stat {
+        Stat::Unknown
+    }
+    fn read_in_session(&self, _: &str) -> Option<bool> {
+        None
+    }
+}
+
+/// `sandbox`: sandboxed at all, or one of these sandboxes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sandbox {
+    /// `true`: any sandbox; `false`: none.
+    Any(bool),
+    /// One of these (lowercase).
+    OneOf(Vec<String>),
+}
+
+/// A rule's conditions; every one present must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct When {
+    /// The host is one of these slugs.
+    pub(crate) host: Option<Vec<String>>,
+    /// The OS is one of these.
+    pub(crate) os: Option<Vec<String>>,
+    /// The shell is one of these (lowercase).
+    pub(crate) shell: Option<Vec<String>>,
+    /// The sandbox condition.
+    pub(crate) sandbox: Option<Sandbox>,
+    /// The originator is one of these (lowercase).
+    pub(crate) originator: Option<Vec<String>>,
+    /// The call's cwd is one of these directories or inside one.
+    pub(crate) cwd_under: Option<Vec<String>>,
+    /// This program is not an executable on `PATH`.
+    pub(crate) program_absent: Option<String>,
+    /// The path in this `tool_input` field does not exist.
+    pub(crate) path_missing: Option<String>,
+    /// The file at this field's path is larger than this many bytes.
+    pub(crate) file_larger_than: Option<(String, u64)>,
+    /// No Read of this session has read the path in this field.
+    pub(crate) not_read_in_session: Option<String>,
+}
+
+/// How [`When::eval`] came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Every condition holds.
+    Holds,
+    /// One does not.
+    Fails,
+    /// None is false, but this one could not be answered.
+    Unknown(&'static str),
+}
+
+impl When {
+    /// Evaluate every condition against the call's `input` (each false one stops it).
+    pub(crate) fn eval(&self, input: &Value, facts: &dyn Facts) -> Outcome {
+        let mut unknown = None;
+        for &key in WHEN_KEYS {
+            match self.one(key, input, facts) {
+                None | Some(Some(true)) => {}
+                Some(Some(false)) => return Outcome::Fails,
+                Some(None) => {
+                    unknown.get_or_insert(key);
+                }
+            }
+        }
+        unknown.map_or(Outcome::Holds, Outcome::Unknown)
+    }
+
+    /// The keys this rule carries.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        WHEN_KEYS
+            .iter()
+            .copied()
+            .filter(|k| self.one(k, &Value::Null, &NoFacts).is_some())
+    }
+
+    /// Condition `key`: `None` when the rule does not carry it, else its answer (`None`:
+    /// unknown).
+    #[allow(clippy::option_option)] // absent, unknown, true, false: four cases, used once
+    fn one(&self, key: &str, input: &Value, facts: &dyn Facts) -> Option<Option<bool>> {
+        let text = |f: &str| field::get(input, f);
+        Some(match key {
+            "host" => one_of(self.host.as_ref()?, facts.context(Key::Host)),
+            "os" => one_of(self.os.as_ref()?, facts.context(Key::Os)),
+            "shell" => one_of(self.shell.as_ref()?, facts.context(Key::Shell)),
+            "originator" => one_of(self.originator.as_ref()?, facts.context(Key::Originator)),
+            "sandbox" => sandbox(self.sandbox.as_ref()?, facts.context(Key::Sandbox)),
+            "cwd_under" => {
+                let dirs = self.cwd_under.as_ref()?;
+                facts.context(Key::Cwd).map(|cwd| under(dirs, &cwd))
+            }
+            "program_absent" => facts
+                .program_on_path(self.program_absent.as_ref()?)
+                .map(|on| !on),
+            "path_missing" => with_path(&text(self.path_missing.as_ref()?), |p| {
+                match facts.stat(p) {
+                    Stat::Missing => Some(true),
+                    Stat::File(_) | Stat::Exists | Stat::Other => Some(false),
+                    Stat::Unknown => None,
+                }
+            }),
+            "file_larger_than" => {
+                let (f, bytes) = self.file_larger_than.as_ref()?;
+                with_path(&text(f), |p| match facts.stat(p) {
+                    Stat::File(n) => Some(n > *bytes),
+                    Stat::Missing | Stat::Other => Some(false),
+                    Stat::Exists | Stat::Unknown => None,
+                })
+            }
+            "not_read_in_session" => with_path(&text(self.not_read_in_session.as_ref()?), |p| {
+                facts.read_in_session(p).map(|read| !read)
+            }),
+            _ => return None,
+        })
+    }
+}
+
+/// A path condition on a field: false when the field holds no path.
+fn with_path(path: &str, ask: impl FnOnce(&str) -> Option<bool>) -> Option<bool> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Some(false);
+    }
+    ask(path)
+}
+
+/// Is `value` (when known) one of `list`, ignoring ASCII case?
+fn one_of(list: &[String], value: Option<String>) -> Option<bool> {
+    let value = value?;
+    Some(list.iter().any(|v| v.eq_ignore_ascii_case(value.trim())))
+}
+
+fn sandbox(want: &Sandbox, value: Option<String>) -> Option<bool> {
+    let value = value?;
+    let value = value.trim();
+    Some(match want {
+        Sandbox::Any(sandboxed) => {
+            NO_SANDBOX.iter().any(|n| n.eq_ignore_ascii_case(value)) != *sandboxed
+        }
+        Sandbox::OneOf(list) => list.iter().any(|v| v.eq_ignore_ascii_case(value)),
+    })
+}
+
+/// Is `cwd` one of `dirs` or inside one (whole path components; `\` counts as `/`)?
+fn under(dirs: &[String], cwd: &str) -> bool {
+    let norm = |s: &str| s.replace('\\', "/").trim_end_matches('/').to_string();
+    let cwd = norm(cwd);
+    dirs.iter().any(|d| {
+        let d = norm(d);
+        if d.is_empty() {
+            // `/` (or `\`) itself: every absolute path.
+            return cwd.starts_with('/');
+        }
+        cwd == d
+            || cwd
+                .strip_prefix(&d)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// The running OS as `os` names it.
+#[must_use]
+pub(crate) fn os_name() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "macos",
+        "windows" => "windows",
+        _ => "linux",
+    }
+}
+
+/// The shell named by a `SHELL` value (its file name, without `.exe`).
+#[must_use]
+pub(crate) fn shell_name(shell: &str) -> Option<String> {
+    let name = shell.rsplit(['/', '\\']).next()?.trim();
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    (!name.is_empty()).then(|| name.to_ascii_lowercase())
+}
+
+/// The OS a recorded working directory reveals: a drive letter (`C:\\`) is Windows; any
+/// other path says nothing (a `/` path may be Linux or macOS).
+#[must_use]
+pub(crate) fn os_of_cwd(cwd: &str) -> Option<&'static str> {
+    let b = cwd.as_bytes();
+    (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+        .then_some("windows")
+}
+
+/// The successful Reads of a session (`?1`): the stored summary (the path, or a JSON object
+/// for a ranged Read) and the call's cwd.
+pub(crate) const READS_OF_SESSION: &str = "SELECT command, cwd FROM tool_calls
+    WHERE session_id = ?1 AND tool IN ('Read', 'read_file', 'view') AND status = 'success'
+        AND command IS NOT NULL";
+
+/// The tools whose successful calls read a file (as [`READS_OF_SESSION`] lists them).
+pub(crate) const READ_TOOLS: &[&str] = &["Read", "read_file", "view"];
+
+/// The path a stored Read summary names: the text itself, or the `file_path` (`path`,
+/// `absolute_path`) of a summary stored as a JSON object.
+#[must_use]
+pub(crate) fn read_path(summary: &str) -> Option<String> {
+    let summary = summary.trim();
+    if summary.starts_with('{') {
+        let v: Value = serde_json::from_str(summary).ok()?;
+        return ["file_path", "path", "absolute_path"]
+            .iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_str))
+            .map(str::to_string);
+    }
+    (!summary.is_empty()).then(|| summary.to_string())
+}
+
+/// `path` made absolute against `cwd` (when it is relative and a cwd is known) and
+/// normalised lexically (`.` and `..` resolved, `\` read as `/`), for comparing paths.
+#[must_use]
+pub(crate) fn resolve(cwd: Option<&str>, path: &str) -> String {
+    let path = path.trim();
+    let absolute = path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':');
+    let joined = match cwd {
+        Some(c) if !absolute && !c.is_empty() => format!("{c}/{path}"),
+        _ => path.to_string(),
+    };
+    let lead = if joined.starts_with(['/', '\\']) {
+        "/"
+    } else {
+        ""
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("{lead}{}", parts.join("/"))
+}
+
+/// Read `when` as written; `Err((key, message))` names the condition key that is wrong
+/// (`when` itself when it is not an object).
+pub(crate) fn parse(value: &Value) -> std::result::Result<When, (String, String)> {
+    let Value::Object(obj) = value else {
+        return Err(("when".into(), "must be an object of conditions".into()));
+    };
+    parse_object(obj)
+}
+
+fn parse_object(obj: &Map<String, Value>) -> std::result::Result<When, (String, String)> {
+    let mut w = When::default();
+    for (key, v) in obj {
+        let err = |msg: String| (format!("when.{key}"), msg);
+        match key.as_str() {
+            "host" => w.host = Some(names(v, Some(HOSTS)).map_err(err)?),
+            "os" => w.os = Some(names(v, Some(OSES)).map_err(err)?),
+            "shell" => w.shell = Some(names(v, None).map_err(err)?),
+            "originator" => w.originator = Some(names(v, None).map_err(err)?),
+            "cwd_under" => w.cwd_under = Some(strings(v).map_err(err)?),
+            "sandbox" => {
+                w.sandbox = Some(match v {
+                    Value::Bool(b) => Sandbox::Any(*b),
+                    _ => Sandbox::OneOf(names(v, None).map_err(|_| {
+                        err("must be true, false or a non-empty array of sandbox names".into())
+                    })?),
+                });
+            }
+            "program_absent" => match v.as_str().map(str::trim) {
+                Some(p) if !p.is_empty() && !p.contains(['/', '\\']) => {
+                    w.program_absent = Some(p.to_string());
+                }
+                _ => return Err(err("must be a program name (no path)".into())),
+            },
+            "path_missing" => w.path_missing = Some(field_of(v, false).map_err(err)?.0),
+            "file_larger_than" => {
+                let (f, n) = field_of(v, true).map_err(err)?;
+                w.file_larger_than = Some((f, n.unwrap_or_default()));
+            }
+            "not_read_in_session" => match v.as_str().map(str::trim) {
+                Some(f) if !f.is_empty() => w.not_read_in_session = Some(f.to_string()),
+                _ => {
+                    return Err(err(
+                        "must be the name of a tool_input field (\"file_path\")".into(),
+                    ));
+                }
+            },
+            _ => {
+                return Err(err(format!("unknown condition ({})", WHEN_KEYS.join(", "))));
+            }
+        }
+    }
+    Ok(w)
+}
+
+/// A non-empty array of non-empty strings.
+fn strings(v: &Value) -> std::result::Result<Vec<String>, String> {
+    let list = v
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or("must be a non-empty array of strings")?;
+    list.iter()
+        .map(|s| {
+            s.as_str()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .ok_or_else(|| "must be a non-empty array of strings".to_string())
+        })
+        .collect()
+}
+
+/// [`strings`], lowercased, each one of `known` when given.
+fn names(v: &Value, known: Option<&[&str]>) -> std::result::Result<Vec<String>, String> {
+    let list: Vec<String> = strings(v)?
+        .into_iter()
+        .map(|s| s.to_ascii_lowercase())
+        .collect();
+    if let Some(known) = known
+        && let Some(bad) = list.iter().find(|s| !known.contains(&s.as_str()))
+    {
+        return Err(format!("unknown value '{bad}' ({})", known.join(", ")));
+    }
+    Ok(list)
+}
+
+/// `{"field": F}` (and `"bytes": N` when `bytes`).
+fn field_of(v: &Value, bytes: bool) -> std::result::Result<(String, Option<u64>), String> {
+    let shape = if bytes {
+        "must be {\"field\": \"file_path\", \"bytes\": N}"
+    } else {
+        "must be {\"field\": \"file_path\"}"
+    };
+    let obj = v.as_object().ok_or(shape)?;
+    let allowed: &[&str] = if bytes {
+        &["field", "bytes"]
+    } else {
+        &["field"]
+    };
+    if obj.keys().any(|k| !allowed.contains(&k.as_str())) {
+        return Err(shape.to_string());
+    }
+    let field = obj
+        .get("field")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .ok_or(shape)?
+        .to_string();
+    if !bytes {
+        return Ok((field, None));
+    }
+    let n = obj.get("bytes").and_then(Value::as_u64).ok_or(shape)?;
+    Ok((field, Some(n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::cell::RefCell;
+
+    /// Facts answered from a table; records what was asked.
+    #[derive(Default)]
+    struct Fake {
+        context: Vec<(Key, &'static str)>,
+        on_path: Option<bool>,
+        stat: Option<Stat>,
+        read: Option<bool>,
+        asked: RefCell<Vec<String>>,
+    }
+
+    impl Facts for Fake {
+        fn context(&self, key: Key) -> Option<String> {
+            self.asked.borrow_mut().push(format!("{key:?}"));
+            self.context
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (*v).to_string())
+        }
+        fn program_on_path(&self, name: &str) -> Option<bool> {
+            self.asked.borrow_mut().push(format!("path {name}"));
+            self.on_path
+        }
+        fn stat(&self, path: &str) -> Stat {
+            self.asked.borrow_mut().push(format!("stat {path}"));
+            self.stat.unwrap_or(Stat::Unknown)
+        }
+        fn read_in_session(&self, path: &str) -> Option<bool> {
+            self.asked.borrow_mut().push(format!("read {path}"));
+            self.read
+        }
+    }
+
+    #[allow(clippy::needless_pass_by_value)] // called with json!(…) literals
+    fn when(v: Value) -> When {
+        parse(&v).unwrap()
+    }
+
+    fn eval(w: &When, facts: &Fake) -> Outcome {
+        w.eval(&json!({"file_path": "a.txt", "blank": "  "}), facts)
+    }
+
+    fn ctx(pairs: &[(Key, &'static str)]) -> Fake {
+        Fake {
+            context: pairs.to_vec(),
+            ..Fake::default()
+        }
+    }
+
+    #[test]
+    fn context_lists_match_ignoring_case_and_unknown_is_unknown() {
+        for (key, k, good, bad) in [
+            ("host", Key::Host, "codex", "claude-code"),
+            ("os", Key::Os, "windows", "linux"),
+            ("shell", Key::Shell, "PWSH", "bash"),
+            ("originator", Key::Originator, "codex_cli_rs", "vscode"),
+        ] {
+            let list = if key == "host" {
+                json!(["codex"])
+            } else if key == "os" {
+                json!(["Windows"])
+            } else {
+                json!(["pwsh", "codex_cli_rs"])
+            };
+            let w = when(json!({ key: list }));
+            assert_eq!(eval(&w, &ctx(&[(k, good)])), Outcome::Holds, "{key}");
+            assert_eq!(eval(&w, &ctx(&[(k, bad)])), Outcome::Fails, "{key}");
+            let key_static = WHEN_KEYS.iter().find(|x| **x == key).unwrap();
+            assert_eq!(eval(&w, &ctx(&[])), Outcome::Unknown(key_static), "{key}");
+        }
+    }
+
+    #[test]
+    fn sandbox_any_and_named() {
+        let yes = when(json!({"sandbox": true}));
+        let no = when(json!({"sandbox": false}));
+        let named = when(json!({"sandbox": ["read-only"]}));
+        let s = |v: &'static str| ctx(&[(Key::Sandbox, v)]);
+        assert_eq!(eval(&yes, &s("workspace-write")), Outcome::Holds);
+        assert_eq!(eval(&yes, &s("danger-full-access")), Outcome::Fails);
+        assert_eq!(eval(&no, &s("None")), Outcome::Holds);
+        assert_eq!(eval(&no, &s("read-only")), Outcome::Fails);
+        assert_eq!(eval(&named, &s("READ-ONLY")), Outcome::Holds);
+        assert_eq!(eval(&named, &s("workspace-write")), Outcome::Fails);
+        assert_eq!(eval(&yes, &ctx(&[])), Outcome::Unknown("sandbox"));
+    }
+
+    #[test]
+    fn cwd_under_is_by_whole_components() {
+        let w = when(json!({"cwd_under": ["/work/app/", "C:\\src"]}));
+        let c = |v: &'static str| ctx(&[(Key::Cwd, v)]);
+        assert_eq!(eval(&w, &c("/work/app")), Outcome::Holds);
+        assert_eq!(eval(&w, &c("/work/app/web")), Outcome::Holds);
+        assert_eq!(eval(&w, &c("/work/apple")), Outcome::Fails);
+        assert_eq!(eval(&w, &c("/work")), Outcome::Fails);
+        assert_eq!(eval(&w, &c("C:\\src\\x")), Outcome::Holds);
+        assert_eq!(eval(&w, &ctx(&[])), Outcome::Unknown("cwd_under"));
+        let root = when(json!({"cwd_under": ["/"]}));
+        assert_eq!(eval(&root, &c("/anything")), Outcome::Holds);
+        assert_eq!(eval(&root, &c("C:/x")), Outcome::Fails);
+    }
+
+    #[test]
+    fn program_absent_is_the_negation_of_on_path() {
+        let w = when(json!({"program_absent": "pnpm"}));
+        let f = |on: Option<bool>| Fake {
+            on_path: on,
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f(Some(false))), Outcome::Holds);
+        assert_eq!(eval(&w, &f(Some(true))), Outcome::Fails);
+        assert_eq!(eval(&w, &f(None)), Outcome::Unknown("program_absent"));
+        let asked = f(Some(true));
+        eval(&w, &asked);
+        assert_eq!(*asked.asked.borrow(), ["path pnpm"]);
+    }
+
+    #[test]
+    fn path_conditions_read_stat() {
+        let missing = when(json!({"path_missing": {"field": "file_path"}}));
+        let large = when(json!({"file_larger_than": {"field": "file_path", "bytes": 10}}));
+        let f = |s: Stat| Fake {
+            stat: Some(s),
+            ..Fake::default()
+        };
+        assert_eq!(eval(&missing, &f(Stat::Missing)), Outcome::Holds);
+        assert_eq!(eval(&missing, &f(Stat::File(0))), Outcome::Fails);
+        assert_eq!(eval(&missing, &f(Stat::Other)), Outcome::Fails);
+        assert_eq!(eval(&missing, &f(Stat::Exists)), Outcome::Fails);
+        assert_eq!(
+            eval(&large, &f(Stat::Exists)),
+            Outcome::Unknown("file_larger_than")
+        );
+        assert_eq!(
+            eval(&missing, &f(Stat::Unknown)),
+            Outcome::Unknown("path_missing")
+        );
+        assert_eq!(eval(&large, &f(Stat::File(11))), Outcome::Holds);
+        assert_eq!(eval(&large, &f(Stat::File(10))), Outcome::Fails);
+        assert_eq!(eval(&large, &f(Stat::Missing)), Outcome::Fails);
+        assert_eq!(eval(&large, &f(Stat::Other)), Outcome::Fails);
+        assert_eq!(
+            eval(&large, &f(Stat::Unknown)),
+            Outcome::Unknown("file_larger_than")
+        );
+        // The path asked is the field's.
+        let asked = f(Stat::Missing);
+        eval(&large, &asked);
+        assert_eq!(*asked.asked.borrow(), ["stat a.txt"]);
+        // A blank or absent field holds no path: false, and nothing is asked.
+        let blank = when(json!({"path_missing": {"field": "blank"}}));
+        let none = when(json!({"path_missing": {"field": "nope"}}));
+        let asked = f(Stat::Missing);
+        assert_eq!(eval(&blank, &asked), Outcome::Fails);
+        assert_eq!(eval(&none, &asked), Outcome::Fails);
+        assert!(asked.asked.borrow().is_empty());
+    }
+
+    #[test]
+    fn not_read_in_session_negates_the_store() {
+        let w = when(json!({"not_read_in_session": "file_path"}));
+        let f = |r: Option<bool>| Fake {
+            read: r,
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f(Some(false))), Outcome::Holds);
+        assert_eq!(eval(&w, &f(Some(true))), Outcome::Fails);
+        assert_eq!(eval(&w, &f(None)), Outcome::Unknown("not_read_in_session"));
+        let blank = when(json!({"not_read_in_session": "blank"}));
+        assert_eq!(eval(&blank, &f(Some(false))), Outcome::Fails);
+    }
+
+    #[test]
+    fn a_false_condition_stops_and_wins_over_an_unknown() {
+        // The session says no: the file system is never asked.
+        let w = when(json!({"os": ["windows"], "path_missing": {"field": "file_path"}}));
+        let f = Fake {
+            context: vec![(Key::Os, "linux")],
+            stat: Some(Stat::Missing),
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f), Outcome::Fails);
+        assert_eq!(*f.asked.borrow(), ["Os"]);
+        // Unknown first, false later: false.
+        let f = Fake {
+            stat: Some(Stat::File(1)),
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f), Outcome::Fails);
+        // Unknown and true: unknown, naming the first unknown.
+        let f = Fake {
+            stat: Some(Stat::Missing),
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f), Outcome::Unknown("os"));
+        assert_eq!(eval(&When::default(), &f), Outcome::Holds);
+        assert_eq!(
+            w.keys().collect::<Vec<_>>(),
+            ["os", "path_missing"],
+            "keys in evaluation order"
+        );
+        // NoFacts knows nothing.
+        assert_eq!(
+            w.eval(&json!({"file_path": "x"}), &NoFacts),
+            Outcome::Unknown("os")
+        );
+    }
+
+    #[test]
+    fn the_os_of_a_cwd_is_windows_by_its_drive_letter_only() {
+        assert_eq!(os_of_cwd("C:\\Users\\me"), Some("windows"));
+        assert_eq!(os_of_cwd("d:/src"), Some("windows"));
+        assert_eq!(os_of_cwd("/home/me"), None);
+        assert_eq!(os_of_cwd("C:"), None);
+        assert_eq!(os_of_cwd("1:\\x"), None);
+        assert_eq!(os_of_cwd("C:x"), None);
+        assert!(OSES.contains(&os_name()));
+    }
+
+    #[test]
+    fn paths_resolve_lexically_and_read_summaries_name_their_path() {
+        assert_eq!(resolve(Some("/w"), "a/./b/../c"), "/w/a/c");
+        assert_eq!(resolve(Some("/w"), "/x/y/"), "/x/y");
+        assert_eq!(resolve(None, "a"), "a");
+        assert_eq!(resolve(Some(""), "a"), "a");
+        assert_eq!(resolve(Some("/w"), "C:\\src\\a.rs"), "C:/src/a.rs");
+        assert_eq!(resolve(Some("C:\\src"), "a.rs"), "C:/src/a.rs");
+        assert_eq!(resolve(Some("/w"), "../../.."), "/");
+        assert_eq!(read_path(" /w/a "), Some("/w/a".into()));
+        assert_eq!(read_path(""), None);
+        assert_eq!(
+            read_path(r#"{"file_path":"/w/a","limit":5}"#),
+            Some("/w/a".into())
+        );
+        assert_eq!(
+            read_path(r#"{"absolute_path":"/w/b"}"#),
+            Some("/w/b".into())
+        );
+        assert_eq!(read_path(r#"{"limit":5}"#), None);
+        assert_eq!(read_path("{broken"), None);
+    }
+
+    #[test]
+    fn parse_refuses_what_it_cannot_mean() {
+        let err = |v: Value| parse(&v).unwrap_err();
+        assert_eq!(err(json!([])).0, "when");
+        let (k, m) = err(json!({"colour": 1}));
+        assert_eq!(k, "when.colour");
+        assert!(m.starts_with("unknown condition (host, os,"), "{m}");
+        let (k, m) = err(json!({"host": ["claude"]}));
+        assert_eq!(k, "when.host");
+        assert!(
+            m.starts_with("unknown value 'claude' (claude-code, codex"),
+            "{m}"
+        );
+        assert_eq!(err(json!({"os": ["beos"]})).0, "when.os");
+        for bad in [
+            json!({"shell": []}),
+            json!({"shell": "bash"}),
+            json!({"shell": [""]}),
+        ] {
+            assert_eq!(err(bad).1, "must be a non-empty array of strings");
+        }
+        assert!(
+            err(json!({"sandbox": "yes"}))
+                .1
+                .starts_with("must be true, false")
+        );
+        assert!(
+            err(json!({"program_absent": "/usr/bin/x"}))
+                .1
+                .contains("no path")
+        );
+        assert!(err(json!({"program_absent": ""})).1.contains("no path"));
+        assert!(
+            err(json!({"path_missing": "file_path"}))
+                .1
+                .starts_with("must be {")
+        );
+        assert!(
+            err(json!({"path_missing": {"field": ""}}))
+                .1
+                .starts_with("must be {")
+        );
+        assert!(
+            err(json!({"path_missing": {"field": "f", "bytes": 1}}))
+                .1
+                .starts_with("must be {")
+        );
+        assert!(
+            err(json!({"file_larger_than": {"field": "f"}}))
+                .1
+                .contains("\"bytes\": N")
+        );
+        assert!(
+            err(json!({"file_larger_than": {"field": "f", "bytes": -1}}))
+                .1
+                .contains("\"bytes\": N")
+        );
+        assert!(err(json!({"not_read_in_session": ""})).1.contains("field"));
+        let w = when(
+            json!({"file_larger_than": {"field": "file_path", "bytes": 7},
+            "sandbox": ["Read-Only"], "shell": ["PWSH"]}),
+        );
+        assert_eq!(w.file_larger_than, Some(("file_path".into(), 7)));
+        assert_eq!(w.sandbox, Some(Sandbox::OneOf(vec!["read-only".into()])));
+        assert_eq!(w.shell, Some(vec!["pwsh".into()]));
+    }
+}

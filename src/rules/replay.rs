@@ -1,0 +1,405 @@
+//! Answering rules' conditions over recorded history: the [`Facts`] of a stored call.
+//!
+//! The backtest ([`super::backtest::run_in`]) asks these only for a rule with `when` whose
+//! patterns matched a call, so a session's rows are read from the store the first time one
+//! of its calls needs them, and once. What history answers (docs/rule-format.md):
+//! - session context: the `sessions` row of the call's session (the cwd: the call's own, else
+//!   the session's);
+//! - `program_absent`: the session's own evidence. A program is on `PATH` when a call of the
+//!   session ran it without failing, absent when a call failed with "command not found",
+//!   "is not recognized" or exit 127 naming it and none ran it; otherwise unknown;
+//! - `path_missing`: the call's error ("No such file or directory", "does not exist", …) says
+//!   missing; its facts (a size) or its success say it exists;
+//! - `file_larger_than`: the call's facts (`bytes` > N, or `over_limit`);
+//! - `not_read_in_session`: the successful Reads of the same session that started earlier.
+//!
+//! Anything else is unknown: the backtest then counts the call as not fired and says for how
+//! many calls each condition could not be replayed.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
+
+use super::condition::{self, Facts, Key, NoFacts, Stat};
+
+/// Where replayed conditions are answered from: the store the calls were scanned from.
+pub(crate) struct History<'c> {
+    conn: Option<&'c Connection>,
+    /// Session ids by the index a scanned call's `session` holds.
+    session_ids: &'c [String],
+    sessions: RefCell<HashMap<u32, Rc<Session>>>,
+}
+
+/// What one session's rows say.
+#[derive(Debug, Default)]
+struct Session {
+    /// host, os, shell, sandbox, originator.
+    context: [Option<String>; 5],
+    cwd: Option<String>,
+    /// Each call's own evidence, by `tool_use_id`.
+    calls: HashMap<String, Call>,
+    /// Successful Reads: (start, resolved path).
+    reads: Vec<(i64, String)>,
+    /// Programs a call ran without failing.
+    ran: HashSet<String>,
+    /// Programs a call failed to find.
+    not_found: HashSet<String>,
+}
+
+#[derive(Debug, Default)]
+struct Call {
+    cwd: Option<String>,
+    status: String,
+    error: Option<String>,
+    facts: Option<Value>,
+    started_ms: Option<i64>,
+}
+
+impl<'c> History<'c> {
+    /// History from `conn`, whose sessions the scan interned as `session_ids`.
+    pub(crate) fn new(conn: &'c Connection, session_ids: &'c [String]) -> Self {
+        History {
+            conn: Some(conn),
+            session_ids,
+            sessions: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// No history: every condition is unknown.
+    pub(crate) fn none() -> Self {
+        History {
+            conn: None,
+            session_ids: &[],
+            sessions: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The facts of the stored call `tool_use_id` of session `session` (an index into the
+    /// scan's session ids) that started at `started_ms` (its session read on first need).
+    pub(crate) fn facts(
+        &self,
+        tool_use_id: &str,
+        session: Option<u32>,
+        started_ms: i64,
+    ) -> Box<dyn Facts + '_> {
+        let (Some(conn), Some(index)) = (self.conn, session) else {
+            return Box::new(NoFacts);
+        };
+        let Some(id) = self.session_ids.get(index as usize) else {
+            return Box::new(NoFacts);
+        };
+        let session = Rc::clone(
+            self.sessions
+                .borrow_mut()
+                .entry(index)
+                .or_insert_with(|| Rc::new(load(conn, id).unwrap_or_default())),
+        );
+        Box::new(CallFacts {
+            tool_use_id: tool_use_id.to_string(),
+            started_ms,
+            session,
+        })
+    }
+}
+
+/// One session's rows (an error reading them: a session that says nothing).
+fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
+    let mut s = Session::default();
+    if let Some((context, cwd)) = conn
+        .query_row(
+            "SELECT host, os, shell, sandbox, originator, cwd FROM sessions WHERE id = ?1",
+            [id],
+            |r| {
+                Ok((
+                    [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
+                    r.get::<_, Option<String>>(5)?,
+                ))
+            },
+        )
+        .optional()?
+    {
+        s.context = context;
+        s.cwd = cwd;
+    }
+    let mut stmt = conn.prepare(
+        "SELECT tool_use_id, tool, status, coalesce(command, ''), cwd, error, exit_code, facts,
+                started_ms
+         FROM tool_calls WHERE session_id = ?1",
+    )?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let tool: String = r.get(1)?;
+        let command: String = r.get(3)?;
+        let call = Call {
+            cwd: r.get(4)?,
+            status: r.get(2)?,
+            error: r.get(5)?,
+            facts: r
+                .get::<_, Option<String>>(7)?
+                .and_then(|f| serde_json::from_str(&f).ok()),
+            started_ms: r.get(8)?,
+        };
+        let exit_code: Option<i64> = r.get(6)?;
+        let cwd = call.cwd.as_deref().or(s.cwd.as_deref());
+        if call.status == "success"
+            && condition::READ_TOOLS.contains(&tool.as_str())
+            && let Some(path) = condition::read_path(&command)
+        {
+            s.reads.push((
+                call.started_ms.unwrap_or(i64::MIN),
+                condition::resolve(cwd, &path),
+            ));
+        }
+        if SHELL_TOOLS.contains(&tool.as_str()) {
+            programs(&command, &call, exit_code, &mut s);
+        }
+        s.calls.insert(r.get(0)?, call);
+    }
+    // A program that ran is on PATH, whatever else failed to find it.
+    let ran = s.ran.clone();
+    s.not_found.retain(|p| !ran.contains(p));
+    Ok(s)
+}
+
+/// The programs a shell call ran, or failed to find.
+fn programs(command: &str, call: &Call, exit_code: Option<i64>, s: &mut Session) {
+    let split = crate::shell::split(command);
+    let names: Vec<String> = split
+        .segments
+        .iter()
+        .filter_map(|seg| crate::shell::program::program(seg).map(|p| p.head))
+        .collect();
+    match call.status.as_str() {
+        "success" => s.ran.extend(names),
+        "failure" => {
+            let error = call.error.as_deref().unwrap_or_default();
+            for name in names {
+                if not_found(error, exit_code, &name) {
+                    s.not_found.insert(name);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Does `error` (with `exit_code`) say `name` was not found? The shells' words naming it, or
+/// exit 127 with the error naming it.
+fn not_found(error: &str, exit_code: Option<i64>, name: &str) -> bool {
+    let lower = error.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    if !lower.contains(&name) {
+        return false;
+    }
+    [
+        format!("{name}: command not found"),
+        format!("{name}: not found"),
+        format!("'{name}' is not recognized"),
+        format!("{name}' is not recognized"),
+        format!("command not found: {name}"),
+        format!("unknown command: {name}"),
+    ]
+    .iter()
+    .any(|p| lower.contains(p.as_str()))
+        || exit_code == Some(127)
+        || lower.starts_with("exit code 127")
+}
+
+/// Tools whose input is a shell command, as the recorder stores their names.
+const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "PowerShell",
+    "shell",
+    "exec_command",
+    "local_shell",
+    "shell_command",
+    "container.exec",
+    "run_shell_command",
+];
+
+/// Words of an error that say a path is not there.
+const MISSING: &[&str] = &[
+    "no such file or directory",
+    "does not exist",
+    "file not found",
+    "cannot find the path",
+    "cannot find path",
+];
+
+/// The facts of one stored call.
+struct CallFacts {
+    tool_use_id: String,
+    started_ms: i64,
+    session: Rc<Session>,
+}
+
+impl CallFacts {
+    fn call(&self) -> Option<&Call> {
+        self.session.calls.get(&self.tool_use_id)
+    }
+
+    fn cwd(&self) -> Option<&str> {
+        self.call()
+            .and_then(|c| c.cwd.as_deref())
+            .or(self.session.cwd.as_deref())
+    }
+}
+
+impl Facts for CallFacts {
+    fn context(&self, key: Key) -> Option<String> {
+        let i = match key {
+            Key::Host => 0,
+            Key::Os => 1,
+            Key::Shell => 2,
+            Key::Sandbox => 3,
+            Key::Originator => 4,
+            Key::Cwd => return self.cwd().map(str::to_string),
+        };
+        self.session.context[i].clone()
+    }
+
+    fn program_on_path(&self, name: &str) -> Option<bool> {
+        if self.session.ran.contains(name) {
+            Some(true)
+        } else if self.session.not_found.contains(name) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn stat(&self, _path: &str) -> Stat {
+        let Some(call) = self.call() else {
+            return Stat::Unknown;
+        };
+        let facts = call.facts.as_ref();
+        if facts.and_then(|f| f.get("over_limit")) == Some(&Value::Bool(true)) {
+            return Stat::File(u64::MAX);
+        }
+        if let Some(bytes) = facts.and_then(|f| f.get("bytes")).and_then(Value::as_u64) {
+            return Stat::File(bytes);
+        }
+        let error = call
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if MISSING.iter().any(|m| error.contains(m)) {
+            return Stat::Missing;
+        }
+        if call.status == "success" {
+            return Stat::Exists;
+        }
+        Stat::Unknown
+    }
+
+    fn read_in_session(&self, path: &str) -> Option<bool> {
+        let want = condition::resolve(self.cwd(), path);
+        Some(
+            self.session
+                .reads
+                .iter()
+                .any(|(at, read)| *at < self.started_ms && *read == want),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> Connection {
+        let conn = crate::store::open_in_memory().unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, cwd, os, shell, sandbox, originator)
+             VALUES ('s1', 'codex', 'import', '/w', 'windows', 'pwsh', 'read-only', 'codex_cli_rs'),
+                    ('s2', 'claude-code', 'import', '/v', NULL, NULL, NULL, NULL);
+             INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, command, cwd, error, exit_code, facts) VALUES
+             ('a', 's1', 'codex', 'import', 'Bash', 'failure', 1, 'pnpm install', '/w',
+              'Exit code 127\nbash: pnpm: command not found', 127, NULL),
+             ('b', 's1', 'codex', 'import', 'Bash', 'failure', 2, 'cd x && yarn', '/w/x',
+              'yarn: not found', 1, NULL),
+             ('c', 's1', 'codex', 'import', 'Bash', 'success', 3, 'yarn build', '/w', NULL, 0, NULL),
+             ('d', 's1', 'codex', 'import', 'Read', 'success', 4, 'src/a.rs', '/w', NULL, NULL,
+              '{\"bytes\": 900, \"lines\": 10}'),
+             ('e', 's1', 'codex', 'import', 'Read', 'failure', 5, '/w/big.log', '/w',
+              'File content exceeds maximum allowed size', NULL, '{\"over_limit\": true}'),
+             ('f', 's1', 'codex', 'import', 'Read', 'failure', 6, '/w/gone', '/w',
+              'File does not exist.', NULL, NULL),
+             ('g', 's1', 'codex', 'import', 'Edit', 'success', 7, '/w/src/a.rs', '/w', NULL, NULL, NULL),
+             ('h', 's1', 'codex', 'import', 'Edit', 'failure', 0, '/w/src/a.rs', NULL,
+              'String not found', NULL, NULL),
+             ('i', 's2', 'claude-code', 'import', 'Bash', 'failure', 1, 'make', NULL,
+              'Exit code 2', 2, NULL);",
+        )
+        .unwrap();
+        conn
+    }
+
+    #[test]
+    fn a_stored_call_answers_from_its_session_and_its_own_row() {
+        let conn = store();
+        let ids = vec!["s1".to_string(), "s2".to_string()];
+        let h = History::new(&conn, &ids);
+        let f = h.facts("a", Some(0), 1);
+        assert_eq!(f.context(Key::Host).as_deref(), Some("codex"));
+        assert_eq!(f.context(Key::Os).as_deref(), Some("windows"));
+        assert_eq!(f.context(Key::Shell).as_deref(), Some("pwsh"));
+        assert_eq!(f.context(Key::Sandbox).as_deref(), Some("read-only"));
+        assert_eq!(f.context(Key::Originator).as_deref(), Some("codex_cli_rs"));
+        assert_eq!(f.context(Key::Cwd).as_deref(), Some("/w"));
+        // pnpm was never found; yarn failed once but ran later: on PATH; make: no evidence.
+        assert_eq!(f.program_on_path("pnpm"), Some(false));
+        assert_eq!(f.program_on_path("yarn"), Some(true));
+        assert_eq!(f.program_on_path("cd"), None);
+        assert_eq!(h.facts("i", Some(1), 1).program_on_path("make"), None);
+        // A failure without the name or exit 127 says nothing.
+        assert!(!not_found("Exit code 2", Some(2), "make"));
+        assert!(not_found("x: boom", Some(127), "x"));
+        assert!(not_found("Exit code 127\nx", None, "x"));
+        assert!(not_found(
+            "'npm' is not recognized as an internal",
+            Some(1),
+            "npm"
+        ));
+        assert!(!not_found("npm: command not found", Some(1), "pnpx"));
+        // Paths: facts, errors and successes.
+        assert_eq!(h.facts("d", Some(0), 4).stat("x"), Stat::File(900));
+        assert_eq!(h.facts("e", Some(0), 5).stat("x"), Stat::File(u64::MAX));
+        assert_eq!(h.facts("f", Some(0), 6).stat("x"), Stat::Missing);
+        assert_eq!(h.facts("g", Some(0), 7).stat("x"), Stat::Exists);
+        assert_eq!(h.facts("h", Some(0), 0).stat("x"), Stat::Unknown);
+        assert_eq!(h.facts("zz", Some(0), 0).stat("x"), Stat::Unknown);
+        // Reads: earlier ones of the same session, by resolved path.
+        assert_eq!(
+            h.facts("g", Some(0), 7).read_in_session("/w/src/a.rs"),
+            Some(true)
+        );
+        assert_eq!(
+            h.facts("g", Some(0), 7).read_in_session("src/a.rs"),
+            Some(true)
+        );
+        assert_eq!(
+            h.facts("h", Some(0), 0).read_in_session("/w/src/a.rs"),
+            Some(false)
+        );
+        assert_eq!(
+            h.facts("g", Some(0), 7).read_in_session("/w/big.log"),
+            Some(false)
+        );
+        // A session without context, a call without a session, no history.
+        let s2 = h.facts("i", Some(1), 1);
+        assert_eq!(s2.context(Key::Os), None);
+        assert_eq!(s2.context(Key::Cwd).as_deref(), Some("/v"));
+        assert_eq!(h.facts("a", None, 1).context(Key::Host), None);
+        assert_eq!(
+            History::none().facts("a", Some(0), 1).context(Key::Host),
+            None
+        );
+        assert_eq!(h.facts("a", Some(9), 1).context(Key::Host), None);
+    }
+}
