@@ -172,7 +172,7 @@ fn sync_status_shows_pushed_pending_and_each_origins_anchor() {
         (Some(0), Some(0)),
         "{after}"
     );
-    assert_eq!(after["schema_version"], 2);
+    assert_eq!(after["schema_version"], 3);
     let me = &after["origins"][0];
     let head = pg.psql(&url, "SELECT hash FROM callus.audit WHERE seq = 2");
     assert_eq!(

@@ -208,7 +208,7 @@ fn a_database_at_the_previous_schema_upgrades() {
     let out = newer.run(&["sync", "push", "--db", &url, "--origin", "new@box"], b"");
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("the team schema is version 1, older than this callus writes (version 2): run `callus sync init"),
+        stderr(&out).contains("the team schema is version 1, older than this callus writes (version 3): run `callus sync init"),
         "{}",
         stderr(&out)
     );
@@ -216,20 +216,26 @@ fn a_database_at_the_previous_schema_upgrades() {
         pg.psql(&url, "SELECT to_regclass('callus.origins') IS NULL"),
         "t"
     );
-    // Reading an old schema works: the evidence tables are the same.
+    // Reading an old schema is refused too: its evidence tables lack the columns version 3
+    // added (the blamed segment, a call's facts, the session's context), and the error says
+    // how to upgrade.
     let out = newer.run(&["record", "stats", "--db", &url, "--json"], b"");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(json(&out)["calls"], 1);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("older than this callus reads (version 3): run `callus sync init"),
+        "{}",
+        stderr(&out)
+    );
 
     let up = init(&url, &[]);
     assert_eq!(
         (up["from"].as_u64(), up["to"].as_u64()),
-        (Some(1), Some(2)),
+        (Some(1), Some(3)),
         "{up}"
     );
     assert_eq!(
         pg.psql(&url, "SELECT value FROM callus.meta WHERE key = 'schema'"),
-        "2"
+        "3"
     );
     assert_eq!(
         pg.psql(&url, "SELECT origin || '=' || role FROM callus.origins"),
@@ -253,7 +259,7 @@ fn a_database_at_the_previous_schema_upgrades() {
     let again = init(&url, &[]);
     assert_eq!(
         (again["from"].as_u64(), again["to"].as_u64()),
-        (Some(2), Some(2))
+        (Some(3), Some(3))
     );
 
     // The upgraded schema is the one a fresh init builds.
@@ -306,7 +312,7 @@ fn a_database_at_the_previous_schema_upgrades() {
     assert_eq!(json(&out)["origins"][0]["status"], "intact");
     pg.psql(
         &url,
-        "UPDATE callus.meta SET value = '3' WHERE key = 'schema'",
+        "UPDATE callus.meta SET value = '4' WHERE key = 'schema'",
     );
     for args in [
         vec!["sync", "push", "--db", url.as_str(), "--origin", "new@box"],
