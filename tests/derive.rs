@@ -135,7 +135,9 @@ fn webfetch(env: &Env, fails: i64, ok: i64) {
                 "WebFetch",
                 "failure",
                 "Request failed with status code 404",
-                i,
+                // Every third hour: twelve failures fall on two days (a tier above
+                // probabilistic needs two sessions on two days).
+                i * 3,
             )
         })
         .collect();
@@ -379,7 +381,7 @@ fn a_poll_loop_yields_a_loop_pattern_not_sleep() {
             "failure",
             &cmd,
             "Command timed out after 2m 0.0s",
-            i,
+            i * 6,
         ));
     }
     for i in 0..10 {
@@ -414,14 +416,14 @@ fn a_dead_host_yields_a_host_pattern() {
             "failure",
             &format!("curl -sf https://api.dead.example/v1/items?page={i}"),
             "curl: (6) Could not resolve host: api.dead.example",
-            i,
+            i * 6,
         ));
     }
     rows.push(Row::bash(
         "failure",
         "wget -q https://api.dead.example/v1/dump.json",
         "wget: unable to resolve host address 'api.dead.example'",
-        6,
+        30,
     ));
     for i in 0..20 {
         rows.push(Row::bash(
@@ -648,7 +650,7 @@ fn explain_shows_failures_successes_contrast_and_backtest() {
                 "failure",
                 &format!("cd x && python3 scripts/fetch-tool.py --since {i}d"),
                 err,
-                i,
+                i * 6,
             )
         })
         .collect();

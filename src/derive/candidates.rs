@@ -55,6 +55,8 @@ const DERIVED_META: &[&str] = &[
     "tier",
     "tier_basis",
     "attempt_count",
+    "failure_sessions",
+    "failure_days",
     "fail_rate",
     "action_ceiling",
     "backtest",
@@ -187,6 +189,12 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     meta.insert("tier".into(), json!(d.tier.label()));
     meta.insert("tier_basis".into(), json!(basis));
     meta.insert("attempt_count".into(), json!(d.attempts));
+    // The spread the tier was capped by (see `tier::capped_by_spread`), so `guard check`
+    // grades it the same way.
+    if d.attempts.is_some() {
+        meta.insert("failure_sessions".into(), json!(d.backtest.sessions));
+        meta.insert("failure_days".into(), json!(d.backtest.days));
+    }
     // The threshold the tier was graded with, so `guard check` grades it the same way.
     if dv.options.min_attempts != tier::MIN_ATTEMPTS {
         meta.insert("min_attempts".into(), json!(dv.options.min_attempts));

@@ -404,6 +404,8 @@ pub(crate) struct Backtest {
     pub masked: u64,
     /// Distinct sessions among the matched failures (how widespread the failure is).
     pub sessions: u64,
+    /// Distinct UTC days among the matched failures.
+    pub days: u64,
     /// Earliest matched failure, Unix ms (RFC 3339 in JSON).
     #[serde(serialize_with = "opt_iso")]
     pub first_seen: Option<i64>,
@@ -453,7 +455,8 @@ impl Backtest {
     /// [`Backtest::tier`] with another attempt floor (`derive --min-attempts`).
     #[must_use]
     pub(crate) fn tier_with(&self, min_attempts: u64) -> (Tier, Option<f64>) {
-        tier::classify(self.failures, self.matched, min_attempts)
+        let (t, rate) = tier::classify(self.failures, self.matched, min_attempts);
+        (tier::capped_by_spread(t, self.sessions, self.days), rate)
     }
 }
 
@@ -468,6 +471,7 @@ pub(crate) fn round4(x: f64) -> f64 {
 pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
     let mut out = Backtest::default();
     let mut sessions: HashSet<u32> = HashSet::new();
+    let mut days: HashSet<i64> = HashSet::new();
     for &i in idx {
         let call = &calls[i];
         out.matched += 1;
@@ -477,6 +481,7 @@ pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
             if let Some(s) = call.session {
                 sessions.insert(s);
             }
+            days.insert(call.started_ms.div_euclid(86_400_000));
             out.first_seen = Some(
                 out.first_seen
                     .map_or(call.started_ms, |t| t.min(call.started_ms)),
@@ -494,6 +499,7 @@ pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
         }
     }
     out.sessions = sessions.len() as u64;
+    out.days = days.len() as u64;
     out
 }
 

@@ -15,6 +15,10 @@ pub(crate) const MIN_ATTEMPTS: u64 = 5;
 pub(crate) const DETERMINISTIC_AT: f64 = 0.95;
 /// Failure rate at or above which evidence is reproducible.
 pub(crate) const REPRODUCIBLE_AT: f64 = 0.50;
+/// Fewest distinct sessions the failures behind a tier above `probabilistic` must come from.
+pub(crate) const MIN_SPREAD_SESSIONS: u64 = 2;
+/// Fewest distinct UTC days the failures behind a tier above `probabilistic` must fall on.
+pub(crate) const MIN_SPREAD_DAYS: u64 = 2;
 
 /// The five evidence tiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -113,6 +117,23 @@ pub(crate) fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, O
     (tier, Some(rate))
 }
 
+/// `tier` capped by the spread of the failures behind it: `reproducible` and `deterministic`
+/// need failures in at least [`MIN_SPREAD_SESSIONS`] sessions on at least [`MIN_SPREAD_DAYS`]
+/// days. A failing test loop in one session or one path bug on one afternoon repeats one
+/// cause; promoted at `deny`, it would refuse normal work — so it stays `probabilistic`
+/// (a nudge), whatever its rate.
+#[must_use]
+pub(crate) fn capped_by_spread(tier: Tier, sessions: u64, days: u64) -> Tier {
+    match tier {
+        Tier::Deterministic | Tier::Reproducible
+            if sessions < MIN_SPREAD_SESSIONS || days < MIN_SPREAD_DAYS =>
+        {
+            Tier::Probabilistic
+        }
+        t => t,
+    }
+}
+
 /// The tier a rule's own evidence numbers support: `meta.fail_count` of `meta.attempt_count`
 /// (with `meta.min_attempts`, default [`MIN_ATTEMPTS`]), coerced as callusguard does — absent
 /// or null counts are 0, a numeric string is its number, anything else is `unknown`.
@@ -136,7 +157,19 @@ pub(crate) fn from_evidence(
     if attempts <= 0 {
         return Some((Tier::Unknown, None));
     }
-    Some(classify(fails.max(0) as u64, attempts as u64, min))
+    let (tier, rate) = classify(fails.max(0) as u64, attempts as u64, min);
+    // Derive writes the spread of the failures it counted; a rule that states it is graded
+    // with it (a hand-written rule without it is governed by review).
+    let spread = (
+        meta.get("failure_sessions")
+            .and_then(serde_json::Value::as_u64),
+        meta.get("failure_days").and_then(serde_json::Value::as_u64),
+    );
+    let tier = match spread {
+        (Some(sessions), Some(days)) => capped_by_spread(tier, sessions, days),
+        _ => tier,
+    };
+    Some((tier, rate))
 }
 
 /// Python's `int(value or 0)`; `None` where that would raise.
@@ -185,6 +218,52 @@ pub(crate) fn round_half_even(x: f64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tier_above_probabilistic_needs_two_sessions_and_two_days() {
+        use Tier::{Anecdotal, Deterministic, Probabilistic, Reproducible, Unknown};
+        for t in [Deterministic, Reproducible] {
+            assert_eq!(capped_by_spread(t, 2, 2), t);
+            assert_eq!(capped_by_spread(t, 9, 9), t);
+            assert_eq!(capped_by_spread(t, 1, 2), Probabilistic);
+            assert_eq!(capped_by_spread(t, 2, 1), Probabilistic);
+            assert_eq!(capped_by_spread(t, 0, 0), Probabilistic);
+        }
+        for t in [Probabilistic, Anecdotal, Unknown] {
+            assert_eq!(capped_by_spread(t, 0, 0), t);
+            assert_eq!(capped_by_spread(t, 5, 5), t);
+        }
+    }
+
+    #[test]
+    fn stated_spread_caps_the_evidence_tier_and_its_absence_does_not() {
+        let meta = |extra: serde_json::Value| {
+            let mut m = serde_json::json!({"fail_count": 10, "attempt_count": 10});
+            m.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            m.as_object().unwrap().clone()
+        };
+        let tier = |extra| from_evidence(&meta(extra)).unwrap().0;
+        assert_eq!(tier(serde_json::json!({})), Tier::Deterministic);
+        assert_eq!(
+            tier(serde_json::json!({"failure_sessions": 3, "failure_days": 2})),
+            Tier::Deterministic
+        );
+        assert_eq!(
+            tier(serde_json::json!({"failure_sessions": 1, "failure_days": 4})),
+            Tier::Probabilistic
+        );
+        assert_eq!(
+            tier(serde_json::json!({"failure_sessions": 4, "failure_days": 1})),
+            Tier::Probabilistic
+        );
+        // Only both numbers together grade the spread.
+        assert_eq!(
+            tier(serde_json::json!({"failure_sessions": 1})),
+            Tier::Deterministic
+        );
+    }
 
     #[test]
     fn pinned_classification_cases() {

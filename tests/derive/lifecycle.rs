@@ -19,7 +19,9 @@ fn history(env: &Env) {
     for i in 0..20 {
         let p = prefixes[i as usize % prefixes.len()];
         let cmd = format!("{p}python3 scripts/fetch-tool.py --since {}d", i % 9 + 1);
-        rows.push(Row::bash("failure", &cmd, FETCH_ERR, i));
+        // Every other hour: the failures fall on two days (a tier above probabilistic
+        // needs two sessions on two days).
+        rows.push(Row::bash("failure", &cmd, FETCH_ERR, i * 2));
     }
     for i in 0..30 {
         let p = prefixes[i as usize % prefixes.len()];
@@ -236,4 +238,74 @@ fn a_promoted_candidate_is_not_proposed_again_and_leaves_the_candidate_file() {
             .any(|p| p["id"] == id.as_str()),
         "{f:#}"
     );
+}
+
+/// Twelve of twelve failures, but all in one session on one day: one failing loop, not a
+/// kind of call that fails. The tier is capped at probabilistic, so the ceiling is a nudge
+/// and promoting at deny is refused; the same failures spread over two sessions on two days
+/// grade deterministic.
+#[test]
+fn a_tier_above_probabilistic_needs_failures_in_two_sessions_on_two_days() {
+    let rows = |spread: bool| -> Vec<Row> {
+        (0..12)
+            .map(|i| {
+                let mut r = Row::bash(
+                    "failure",
+                    &format!("yarn test --filter unit{i}"),
+                    "error Command failed with exit code 1.",
+                    if spread { i * 3 } else { i },
+                );
+                r.session = if spread {
+                    format!("s{}", i % 2)
+                } else {
+                    "one".into()
+                };
+                r
+            })
+            .chain(std::iter::once(Row::bash("success", "ls", "", 40)))
+            .collect()
+    };
+    let one = Env::new();
+    insert(&one, &rows(false));
+    let out = derive(&one, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = candidates(&one);
+    let c = by_shape(&doc, "yarn test");
+    let m = &c["meta"];
+    assert_eq!(
+        (m["fail_count"].as_u64(), m["attempt_count"].as_u64()),
+        (Some(12), Some(12))
+    );
+    assert_eq!(
+        (m["failure_sessions"].as_u64(), m["failure_days"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(
+        (m["tier"].as_str(), m["action_ceiling"].as_str()),
+        (Some("probabilistic"), Some("nudge"))
+    );
+    let id = c["id"].as_str().unwrap().to_string();
+    let o = promote(&one, &id, &["--action", "deny"]);
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    // `guard check` grades the candidate file the same way: it passes as written.
+    let check = one.run(
+        &[
+            "guard",
+            "check",
+            one.home_path().join("candidates.json").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+
+    let spread = Env::new();
+    insert(&spread, &rows(true));
+    assert!(derive(&spread, &[]).status.success());
+    let doc = candidates(&spread);
+    let m = &by_shape(&doc, "yarn test")["meta"];
+    assert_eq!(
+        (m["failure_sessions"].as_u64(), m["failure_days"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(m["tier"], "deterministic");
 }

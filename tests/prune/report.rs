@@ -175,7 +175,8 @@ fn json_numbers_match_a_hand_count() {
     assert_eq!(f["withheld"], 1);
     assert_eq!(f["rows"][0]["proposed"], 1);
     assert_eq!(f["rows"][0]["top"][0]["attempt_count"], 6);
-    assert_eq!(f["rows"][0]["top"][0]["tier"], "reproducible");
+    // Its rate is reproducible, but its failures come from one session: capped by spread.
+    assert_eq!(f["rows"][0]["top"][0]["tier"], "probabilistic");
     assert_eq!(f["rows"][1]["proposed"], 2);
 
     let p = &r["promoted"];

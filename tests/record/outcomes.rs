@@ -111,7 +111,10 @@ fn derive_counts_masked_calls_and_proposes_nothing_from_non_failures() {
     assert_eq!(m["fail_count"], 4, "three failures and the masked call");
     assert_eq!(m["attempt_count"], 4);
     assert_eq!(m["masked_count"], 1);
-    assert_eq!(m["tier"], "deterministic");
+    // Four of four, but all on one day: capped at probabilistic (a nudge) by its spread.
+    assert_eq!(m["failure_days"], 1);
+    assert_eq!(m["tier"], "probabilistic");
+    assert_eq!(m["action_ceiling"], "nudge");
     // The summary reports the harness failures once, as an environment finding.
     let elsewhere = env.home_path().join("elsewhere.json");
     let text = env.run(
