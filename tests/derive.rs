@@ -5,6 +5,7 @@ mod evidence;
 mod findings;
 mod lifecycle;
 mod realdata;
+mod rule_level;
 mod support;
 
 use serde_json::Value;
