@@ -40,12 +40,15 @@ pub(crate) struct Failure {
     pub started_ms: i64,
     /// Where the row came from (`hook`, `trace`, …).
     pub source: String,
+    /// The host said the call's input was over its size limit (`facts.over_limit`).
+    pub over_limit: bool,
 }
 
 /// Load the failures in `window`.
 pub(crate) fn failures(conn: &Connection, window: &Window) -> Result<Vec<Failure>> {
     let sql = "SELECT tool, coalesce(command, ''), coalesce(error, ''), coalesce(signature, ''),
-                      session_id, started_ms, source, exit_code
+                      session_id, started_ms, source, exit_code,
+                      coalesce(json_extract(facts, '$.over_limit'), 0)
                FROM tool_calls
                WHERE status = 'failure' AND started_ms >= ?1 AND started_ms < ?2
                ORDER BY started_ms, tool_use_id";
@@ -63,6 +66,7 @@ pub(crate) fn failures(conn: &Connection, window: &Window) -> Result<Vec<Failure
                     session: r.get(4)?,
                     started_ms: r.get(5)?,
                     source: r.get(6)?,
+                    over_limit: r.get::<_, i64>(8)? != 0,
                 },
                 r.get::<_, Option<i64>>(7)?,
             ))
@@ -124,4 +128,22 @@ pub(crate) fn scan(
             Some(_) => true,
         }
     })
+}
+
+/// The most bytes a successful call of `tool` in `window` returned (`facts.bytes`), if any
+/// recorded it.
+pub(crate) fn max_success_bytes(
+    conn: &Connection,
+    window: &Window,
+    tool: &str,
+) -> Result<Option<u64>> {
+    conn.query_row(
+        "SELECT max(json_extract(facts, '$.bytes')) FROM tool_calls
+         WHERE tool = ?1 AND status = 'success' AND started_ms >= ?2 AND started_ms < ?3
+           AND facts IS NOT NULL",
+        params![tool, window.since_ms, window.until_ms],
+        |r| r.get::<_, Option<i64>>(0),
+    )
+    .map(|b| b.map(|b| b.max(0) as u64))
+    .map_err(|e| Error::sql("read the largest successful read", e))
 }

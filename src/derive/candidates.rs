@@ -57,6 +57,8 @@ const DERIVED_META: &[&str] = &[
     "attempt_count",
     "failure_sessions",
     "failure_days",
+    "threshold_learned",
+    "min_attempts",
     "fail_rate",
     "action_ceiling",
     "backtest",
@@ -90,6 +92,9 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<S
     }
     if let Some(f) = p.flags {
         r.insert("flags".into(), json!(f));
+    }
+    if let Some(w) = &p.when {
+        r.insert("when".into(), w.clone());
     }
     r.insert(
         "severity".into(),
@@ -196,8 +201,12 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
         meta.insert("failure_days".into(), json!(d.backtest.days));
     }
     // The threshold the tier was graded with, so `guard check` grades it the same way.
-    if dv.options.min_attempts != tier::MIN_ATTEMPTS {
-        meta.insert("min_attempts".into(), json!(dv.options.min_attempts));
+    let floor = super::attempt_floor(&dv.options, &d.proposal);
+    if floor != tier::MIN_ATTEMPTS {
+        meta.insert("min_attempts".into(), json!(floor));
+    }
+    if d.proposal.when.is_some() {
+        meta.insert("threshold_learned".into(), json!(true));
     }
     meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
     meta.insert("action_ceiling".into(), json!(ceiling.as_str()));

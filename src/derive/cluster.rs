@@ -281,6 +281,7 @@ mod tests {
             session: None,
             started_ms: 0,
             source: "hook".into(),
+            over_limit: false,
         }
     }
 

@@ -267,6 +267,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             {
                 p = p.with_field_unless(u);
             }
+            if c.kind == Kind::ToolWide
+                && let Some(bytes) = over_size(conn, &options.window, c, &failures)?
+            {
+                p = p.over_size(bytes);
+            }
             proposals.push((i, p, k));
         }
     }
@@ -339,7 +344,12 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         let (tier, rate, attempts) = if derivation.no_denominator {
             (Tier::Unknown, None, None)
         } else {
-            let (t, r) = b.tier_with(derivation.options.min_attempts);
+            let (t, r) = b.tier_with(attempt_floor(&derivation.options, &proposal));
+            let t = if proposal.when.is_some() {
+                crate::rules::tier::at_most_probabilistic(t)
+            } else {
+                t
+            };
             (t, r, Some(b.matched))
         };
         let mut d = Derived {
@@ -384,6 +394,42 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     let found = environment::from_clusters(&derivation);
     derivation.environment.extend(found);
     Ok(derivation)
+}
+
+/// The attempt floor a candidate is graded with: `--min-attempts`, except for a candidate
+/// whose condition derive learned by separating the failures from the successes of the
+/// whole tool (`over_size`): its attempts are the calls over the threshold, and the
+/// separation itself rests on every call of the tool, so `--min-count` failures over the
+/// threshold suffice. Such a candidate is at most `probabilistic` (its threshold is a lower
+/// bound), so this never arms a block.
+pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
+    if proposal.when.is_some() {
+        options.min_attempts.min(options.min_count)
+    } else {
+        options.min_attempts
+    }
+}
+
+/// The size a tool-wide cluster's rule should be conditioned on, when its failures say their
+/// input was over the tool's limit: at least two, and at least half, of them carry
+/// `facts.over_limit`, and successful calls of the tool recorded how many bytes they
+/// returned. The condition is then `file_larger_than` the largest of those, so no recorded
+/// success is in its way; without a recorded size nothing is learned.
+fn over_size(
+    conn: &Connection,
+    window: &Window,
+    c: &Cluster,
+    failures: &[Failure],
+) -> Result<Option<u64>> {
+    let over = c
+        .failures
+        .iter()
+        .filter(|&&f| failures[f].over_limit)
+        .count();
+    if over < 2 || 2 * over < c.count() {
+        return Ok(None);
+    }
+    calls::max_success_bytes(conn, window, &c.group.key)
 }
 
 /// The outcome model's verdict on a candidate-to-be (see `finding`): its failing calls, its

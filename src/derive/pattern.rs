@@ -41,9 +41,24 @@ pub(crate) struct Proposal {
     /// A tool-wide candidate's field contrast: the rule's `field` is this field and its
     /// `unless` [`super::fields::NUMBER`] spares the calls that carry it.
     pub field_unless: Option<FieldUnless>,
+    /// The rule's `when` conditions, learned only where the history shows they separate the
+    /// failures from the successes (see [`Proposal::over_size`]).
+    pub when: Option<serde_json::Value>,
 }
 
 impl Proposal {
+    /// This tool-wide proposal, firing only on a file larger than `bytes`: the failures
+    /// said their input was over the tool's size limit, and no successful call of the tool
+    /// returned more than `bytes`. The rule then fires where the call would fail (a Read of
+    /// a big file without a range), not on every call of the tool.
+    pub(crate) fn over_size(mut self, bytes: u64) -> Self {
+        self.kind = "over-size";
+        self.when = Some(serde_json::json!({
+            "file_larger_than": {"field": "file_path", "bytes": bytes}
+        }));
+        self
+    }
+
     /// This tool-wide proposal, exempting the calls that carry `u.field`.
     pub(crate) fn with_field_unless(mut self, u: FieldUnless) -> Self {
         self.kind = "missing-field";
@@ -65,6 +80,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             flags: None,
             literal: None,
             field_unless: None,
+            when: None,
         }),
         Kind::PollLoop => Some(Proposal {
             kind: "poll-loop",
@@ -74,6 +90,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             flags: None,
             literal: Some("sleep".into()),
             field_unless: None,
+            when: None,
         }),
         Kind::DeadHost(host) => Some(Proposal {
             kind: "dead-host",
@@ -83,6 +100,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             flags: Some("i"),
             literal: Some(host.to_ascii_lowercase()),
             field_unless: None,
+            when: None,
         }),
         Kind::Program { head, pathed } => {
             let mut any = program_pattern(&cluster.shape, *pathed);
@@ -108,6 +126,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
                 flags: None,
                 literal: Some(head.to_ascii_lowercase()),
                 field_unless: None,
+                when: None,
             })
         }
     }

@@ -326,7 +326,20 @@ pub(crate) fn run_in(
     calls: &[StoredCall],
     history: &History<'_>,
 ) -> Vec<Matches> {
-    let mut fields: Vec<&str> = targets.iter().map(|t| t.rule.field.as_str()).collect();
+    // A stored summary (a Read's path) is placed at every field a rule reads: its `field`
+    // and the fields its path conditions name.
+    let mut fields: Vec<&str> = targets
+        .iter()
+        .flat_map(|t| {
+            std::iter::once(t.rule.field.as_str()).chain(
+                t.rule
+                    .when
+                    .as_deref()
+                    .into_iter()
+                    .flat_map(super::condition::When::fields),
+            )
+        })
+        .collect();
     fields.sort_unstable();
     fields.dedup();
     let mut out = vec![Matches::default(); targets.len()];

@@ -141,6 +141,18 @@ pub(crate) struct When {
     pub(crate) not_read_in_session: Option<String>,
 }
 
+impl When {
+    /// The `tool_input` fields its path conditions read (a replay places a stored call's
+    /// input summary there too).
+    pub(crate) fn fields(&self) -> impl Iterator<Item = &str> {
+        self.path_missing
+            .as_deref()
+            .into_iter()
+            .chain(self.file_larger_than.as_ref().map(|(f, _)| f.as_str()))
+            .chain(self.not_read_in_session.as_deref())
+    }
+}
+
 /// How [`When::eval`] came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {

@@ -124,12 +124,18 @@ pub(crate) fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, O
 /// (a nudge), whatever its rate.
 #[must_use]
 pub(crate) fn capped_by_spread(tier: Tier, sessions: u64, days: u64) -> Tier {
+    if sessions < MIN_SPREAD_SESSIONS || days < MIN_SPREAD_DAYS {
+        at_most_probabilistic(tier)
+    } else {
+        tier
+    }
+}
+
+/// `reproducible` and `deterministic` become `probabilistic`; any other tier stays.
+#[must_use]
+pub(crate) fn at_most_probabilistic(tier: Tier) -> Tier {
     match tier {
-        Tier::Deterministic | Tier::Reproducible
-            if sessions < MIN_SPREAD_SESSIONS || days < MIN_SPREAD_DAYS =>
-        {
-            Tier::Probabilistic
-        }
+        Tier::Deterministic | Tier::Reproducible => Tier::Probabilistic,
         t => t,
     }
 }
@@ -168,6 +174,13 @@ pub(crate) fn from_evidence(
     let tier = match spread {
         (Some(sessions), Some(days)) => capped_by_spread(tier, sessions, days),
         _ => tier,
+    };
+    // A condition whose threshold derive learned from history (`file_larger_than` the
+    // largest success) is a lower bound: calls between it and the real limit may succeed.
+    let tier = if meta.get("threshold_learned") == Some(&serde_json::Value::Bool(true)) {
+        at_most_probabilistic(tier)
+    } else {
+        tier
     };
     Some((tier, rate))
 }
@@ -257,6 +270,16 @@ mod tests {
         assert_eq!(
             tier(serde_json::json!({"failure_sessions": 4, "failure_days": 1})),
             Tier::Probabilistic
+        );
+        assert_eq!(
+            tier(
+                serde_json::json!({"failure_sessions": 3, "failure_days": 3, "threshold_learned": true})
+            ),
+            Tier::Probabilistic
+        );
+        assert_eq!(
+            tier(serde_json::json!({"threshold_learned": false})),
+            Tier::Deterministic
         );
         // Only both numbers together grade the spread.
         assert_eq!(

@@ -309,3 +309,93 @@ fn a_tier_above_probabilistic_needs_failures_in_two_sessions_on_two_days() {
     );
     assert_eq!(m["tier"], "deterministic");
 }
+
+/// A tool's failures that say their input was over the size limit make a rule conditioned
+/// on the file's size (`file_larger_than` the largest Read that succeeded), not one that fires
+/// on every Read: replayed, it fires on the over-limit failures only, never on the missing
+/// file or the successes. Without recorded sizes nothing is learned and the rule stays
+/// unconditioned.
+#[test]
+fn an_over_limit_read_cluster_is_conditioned_on_the_file_size() {
+    let err =
+        "File content (31000 tokens) exceeds maximum allowed tokens (25000). Use offset and limit";
+    let build = |with_facts: bool| {
+        let env = Env::new();
+        let mut rows: Vec<Row> = (0..4)
+            .map(|i| {
+                let mut r = Row::tool("Read", "failure", err, i * 13);
+                r.command = format!("/repo/big{i}.log");
+                r
+            })
+            .collect();
+        rows.extend((0..3).map(|i| {
+            let mut r = Row::tool("Read", "failure", "File does not exist.", 60 + i);
+            r.command = format!("/repo/missing{i}.md");
+            r
+        }));
+        rows.extend((0..20).map(|i| {
+            let mut r = Row::tool("Read", "success", "", 70 + i);
+            r.command = format!("/repo/src/f{i}.rs");
+            r
+        }));
+        insert(&env, &rows);
+        if with_facts {
+            let conn = rusqlite::Connection::open(env.db()).unwrap();
+            conn.execute_batch(
+                "UPDATE tool_calls SET facts = '{\"over_limit\": true}' \
+                   WHERE status = 'failure' AND error LIKE '%exceeds maximum%';
+                 UPDATE tool_calls SET facts = json_object('bytes', 1000 + started_ms % 5000) \
+                   WHERE status = 'success';",
+            )
+            .unwrap();
+        }
+        let out = derive(&env, &["--keep-anecdotal"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let doc = candidates(&env);
+        let c = doc["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["meta"]["error_signature"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("exceeds maximum"))
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("no over-limit candidate in {doc:#}"));
+        (env, c)
+    };
+    let (env, c) = build(true);
+    let bytes = c["when"]["file_larger_than"]["bytes"].as_u64().unwrap();
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let largest: i64 = conn
+        .query_row(
+            "SELECT max(json_extract(facts, '$.bytes')) FROM tool_calls WHERE status = 'success'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(bytes, largest as u64);
+    assert_eq!(c["when"]["file_larger_than"]["field"], "file_path");
+    let m = &c["meta"];
+    assert_eq!(m["kind"], "over-size");
+    let b = &m["backtest"];
+    assert_eq!(
+        (
+            b["matched"].as_u64(),
+            b["failures"].as_u64(),
+            b["crossfire"].as_u64()
+        ),
+        (Some(4), Some(4), Some(0)),
+        "{m:#}"
+    );
+    // A learned threshold is a lower bound: never above a nudge, and graded with the
+    // --min-count floor it states.
+    assert_eq!(m["tier"], "probabilistic");
+    assert_eq!(m["threshold_learned"], true);
+    assert_eq!(m["min_attempts"], 3);
+
+    let (_, plain) = build(false);
+    assert!(plain.get("when").is_none(), "{plain:#}");
+    assert!(plain["meta"]["backtest"]["matched"].as_u64().unwrap() > 4);
+}
