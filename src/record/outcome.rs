@@ -468,9 +468,9 @@ fn launched(words: &[&str]) -> Option<usize> {
     let second = words.get(1).map(|w| w.to_ascii_lowercase());
     let skip = match (first.as_str(), second.as_deref()) {
         ("npx" | "bunx" | "pnpx", _) => 1,
-        ("python" | "python3" | "py", Some("-m")) => 2,
-        ("uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye", Some("run")) => 2,
-        ("bundle" | "pnpm", Some("exec")) => 2,
+        ("python" | "python3" | "py", Some("-m"))
+        | ("uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye", Some("run"))
+        | ("bundle" | "pnpm", Some("exec")) => 2,
         ("npm" | "pnpm" | "yarn" | "bun", Some("run" | "run-script")) => {
             // `npm run test` is `npm test`: keep the program, drop `run`.
             return (words.len() > 2 && words[2] == "test").then_some(usize::MAX);

@@ -260,6 +260,28 @@ fn explain_breaks_failures_down_by_signature_and_shows_masked_calls() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("failures by signature"), "{text}");
     assert!(text.contains("masked: 1 call(s) exited 0"), "{text}");
+    // Issue 25: the tier line is printed once.
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("tier ")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(text.matches("promote no further than").count(), 1, "{text}");
+    // The summary explains each tier shown once, and says "agent guessing" at most once.
+    let out = env.run(
+        &["derive", "--since", "2026-01-01", "--min-attempts", "3"],
+        b"",
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        summary
+            .lines()
+            .filter(|l| l.trim_start().starts_with("deterministic: "))
+            .count(),
+        1,
+        "{summary}"
+    );
+    assert!(summary.matches("agent guessing").count() <= 1, "{summary}");
 }
 
 /// Each host's own phrasings through `record import` (tests/fixtures/record/outcome-hosts,
