@@ -42,7 +42,9 @@ fn subagent_transcripts_carry_the_agent_and_refusals() {
     let s = import(&env, &[fixture("agent-a7f3c2.jsonl")]);
     assert_eq!(s["calls"], 3);
     let pytest = row(&env, "toolu_agent_01");
-    assert_eq!(pytest.status, "failure");
+    // `pytest -x` reporting a failed test has given its verdict on the code: an answer
+    // (docs/outcomes.md), not a failure of pytest.
+    assert_eq!(pytest.status, "answer");
     assert_eq!(
         pytest.shape.as_deref(),
         Some("pytest"),
