@@ -109,6 +109,22 @@ const REFUSALS: &[&str] = &[
     "approval policy \"never\"",
     "escalation was not approved",
     "was not approved by the user",
+    // Gemini CLI's policy engine and confirmations (packages/core/src/scheduler/policy.ts,
+    // scheduler.ts, tools/tools.ts, tools/shell.ts): "Tool execution denied by policy.",
+    // "Tool execution for \"Shell\" denied by policy.", "… requires user confirmation, which
+    // is not supported in non-interactive mode.", "User denied execution.", and its shell
+    // tool refusing command substitution ("… This is a security risk and the command was
+    // blocked.").
+    "denied by policy",
+    "requires user confirmation, which is not supported",
+    "user denied execution",
+    "command injection detected",
+    // Copilot CLI: a permission it could not ask for in a non-interactive run (its
+    // transcripts: "✗ … Permission denied and could not request permission from user").
+    "could not request permission from user",
+    // The user's "no" as several agent runtimes word it to the model (Kiro's ACP
+    // `rawOutput`, others: "The user rejected this tool call.").
+    "the user rejected this tool call",
 ];
 
 /// How much of the start of an error a refusal phrase must fall in.
@@ -131,15 +147,45 @@ pub(crate) fn is_refusal(text: &str) -> bool {
         || REFUSALS.iter().any(|r| head.contains(r))
 }
 
+/// How interruptions start, lowercase, by host: Gemini CLI ("Command was cancelled by user
+/// before it could complete.", "Operation cancelled by user", "Tool call cancelled while in
+/// queue.", "User cancelled operation", "Request cancelled.": packages/core/src/tools/
+/// shell.ts, scheduler/scheduler.ts, agents/types.ts), Codex ("interrupted (Ctrl-C)",
+/// `CodexErr::Interrupted`; "aborted"), Cursor ("Command was interrupted": cursor/cursor#3501).
+const INTERRUPTIONS: &[&str] = &[
+    "command was cancelled by user",
+    "command cancelled by user",
+    "operation cancelled by user",
+    "tool call cancelled while in queue",
+    "user cancelled operation",
+    "request cancelled.",
+    "command was interrupted",
+    "interrupted (ctrl-c)",
+];
+
 /// Whether `text` says the call was interrupted or aborted.
 #[must_use]
 pub(crate) fn is_interruption(text: &str) -> bool {
     let t = text.trim_start();
+    let head: String = t.chars().take(80).collect::<String>().to_lowercase();
     t.starts_with("[Request interrupted")
         || t.starts_with("Interrupted")
         || t.starts_with("aborted")
         || t.starts_with("Aborted")
         || t.contains("[Request interrupted by user")
+        || INTERRUPTIONS.iter().any(|i| head.starts_with(i))
+}
+
+/// A call the host reports `cancelled` (Gemini CLI): interrupted when its text says the
+/// user or the host stopped it, else refused (the user declined it: "User denied
+/// execution.").
+#[must_use]
+pub(crate) fn cancelled(text: &str) -> Status {
+    if is_interruption(text) {
+        Status::Interrupted
+    } else {
+        Status::Denied
+    }
 }
 
 /// Classify a call that produced an error text and maybe an exit code.

@@ -3,17 +3,23 @@
 //! The host reports "error" for many things that are not a failure of the blamed program.
 //! Every writer (the hook, every importer) and derive refine a `failure` through
 //! [`refine`], in this order:
+//! - `interrupted` — the user or host stopped it, in each host's words
+//!   ([`classify::is_interruption`]);
 //! - `denied` — a refusal by the host, its sandbox, a classifier or the user, in any of the
 //!   phrasings the hosts use ([`classify::is_refusal`], one list): the command
 //!   never ran;
 //! - `harness` — the host's shell or tool failed before or around the command: the Windows
 //!   Git-Bash shell failing to start (`cygpath`/`cygheap`, `STATUS_DLL_INIT_FAILED`
-//!   3221225794), a parallel sibling cancelled. Kept and reported as an environment finding,
+//!   3221225794), Copilot CLI without `pwsh`, a shell that could not be spawned
+//!   (`spawn bash ENOENT`), Codex's sandbox failing to start, a parallel sibling cancelled. Kept and reported as an environment finding,
 //!   never a failure of the command's program;
 //! - `answer` — an exit status that is the program's answer (`grep` found nothing, `test`
 //!   said no, `defaults read` has no such key): the program of the segment the exit status
 //!   belongs to is in the answer table ([`ANSWERS`], extended by the `answer_codes` setting)
-//!   with that code, and the output carries no error line (unless the entry allows one);
+//!   with that code, and the output carries no error line (unless the entry allows one), or,
+//!   for a search, only a no-match summary an output hook put there (`0 matches for 'x'`);
+//!   or a test runner ([`TEST_RUNNERS`]) that ran and gave its verdict (`2 failed`), unless
+//!   the output says the runner could not run (`command not found`, `Missing script`);
 //! - `failure` otherwise.
 //!
 //! A timeout of the host's shell tool stays a `failure`: the program ran and did not finish,
@@ -39,9 +45,11 @@ fn lower_head(text: &str) -> String {
 /// unsigned and signed spellings hosts print): `STATUS_DLL_INIT_FAILED`.
 const NEVER_STARTED: &[i64] = &[3_221_225_794, -1_073_741_502];
 
-/// Text of a host-side failure around the command, lowercase.
+/// Text of a host-side failure around the command, lowercase, by host (where each phrasing
+/// comes from is beside it).
 const HARNESS_TEXTS: &[&str] = &[
-    // Windows Git-Bash (MSYS/Cygwin) failing to start or fork.
+    // Claude Code on Windows: Git-Bash (MSYS/Cygwin) failing to start or fork
+    // (shared/realdata m-claude: 37 calls over 8 programs).
     "command failed: cygpath",
     "cygheap read copy failed",
     "child_copy: cygheap",
@@ -50,9 +58,68 @@ const HARNESS_TEXTS: &[&str] = &[
     // Claude Code cancelling a parallel sibling after another call errored.
     "cancelled: parallel tool call",
     "sibling tool call errored",
-    // Claude Code's shell snapshot could not be sourced.
+    // Claude Code's shell snapshot could not be made or sourced
+    // (anthropics/claude-code#5687: "Error: Failed to create shell snapshot").
     "shell-snapshots/snapshot-",
+    "failed to create shell snapshot",
+    // Copilot CLI on Windows without PowerShell 7 (github/copilot-cli#93, #411, #847):
+    // "<exited with error: PowerShell 6+ (pwsh) is not available. Please install it …>".
+    "(pwsh) is not available",
+    // Copilot CLI's shell wrapper failing on every command, whatever it is
+    // (github/copilot-cli#276: "<exited with error: File not found: >").
+    "<exited with error: file not found: >",
+    // Codex's sandbox failing to start (codex-rs `SandboxErr`/`CodexErr` texts: "sandbox
+    // error: seccomp setup error: …", "Landlock was not able to fully enforce all sandbox
+    // rules", "error running landlock: Sandbox(LandlockRestrict)", "spawn failed: child
+    // stdout/stderr not captured", "codex-linux-sandbox was required but not provided").
+    "seccomp setup error",
+    "seccomp backend error",
+    "landlock was not able to fully enforce",
+    "sandbox(landlockrestrict)",
+    "spawn failed: child stdout/stderr not captured",
+    "linux-sandbox was required but not provided",
 ];
+
+/// Shells a host starts its shell tool with: a host that cannot spawn one of these
+/// (`spawn pwsh.exe ENOENT`, Node's wording in Gemini CLI, Copilot CLI and Cursor; github/
+/// copilot-cli#2355) failed around the command, which never ran.
+const SHELLS: &[&str] = &[
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "fish",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "git-bash",
+];
+
+/// `spawn <shell> ENOENT|EACCES|EINVAL|EPERM` anywhere in the lowercase head (the shell's
+/// path may hold spaces: `spawn c:\\program files\\powershell\\7\\pwsh.exe enoent`).
+fn shell_spawn_failed(lower: &str) -> bool {
+    lower.match_indices("spawn ").any(|(at, m)| {
+        let line = lower[at + m.len()..].lines().next().unwrap_or_default();
+        let Some(end) = [" enoent", " eacces", " einval", " eperm"]
+            .iter()
+            .filter_map(|c| {
+                line.find(c).filter(|&i| {
+                    line[i + c.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|ch| !ch.is_ascii_alphanumeric())
+                })
+            })
+            .min()
+        else {
+            return false;
+        };
+        let program = line[..end].trim().trim_matches(['\'', '"']);
+        let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+        let name = name.strip_suffix(".exe").unwrap_or(name);
+        SHELLS.contains(&name)
+    })
+}
 
 /// Whether the failure is the host's shell or tool failing, not the command's program.
 #[must_use]
@@ -61,7 +128,7 @@ pub(crate) fn is_harness(text: &str, exit_code: Option<i64>) -> bool {
         return true;
     }
     let lower = lower_head(text.trim_start());
-    HARNESS_TEXTS.iter().any(|h| lower.contains(h))
+    HARNESS_TEXTS.iter().any(|h| lower.contains(h)) || shell_spawn_failed(&lower)
 }
 
 /// The kind of a harness failure, for reporting it once as an environment finding.
@@ -77,11 +144,34 @@ pub(crate) fn harness_kind(text: &str, exit_code: Option<i64>) -> &'static str {
         || lower.contains("win32 error")
     {
         "the Windows shell (Git-Bash/MSYS) failed to start"
-    } else if lower.contains("shell-snapshots") {
+    } else if lower.contains("shell-snapshots") || lower.contains("shell snapshot") {
         "the host's shell snapshot could not be loaded"
+    } else if lower.contains("(pwsh) is not available")
+        || lower.contains("file not found: >")
+        || shell_spawn_failed(&lower)
+    {
+        "the host could not start its shell (not installed or not on its PATH)"
+    } else if lower.contains("seccomp") || lower.contains("landlock") || lower.contains("sandbox") {
+        "the host's sandbox could not start the command"
     } else {
         "the host's shell or tool failed around the command"
     }
+}
+
+/// A timeout enforced by the host's shell tool, in each host's words: Claude Code
+/// ("Command timed out after 2m 0.0s"), Codex ("command timed out after 10019
+/// milliseconds", exit 124: shared/realdata codex rollouts), Gemini CLI ("Command was
+/// automatically cancelled because it exceeded the timeout of 5.0 minutes without output",
+/// packages/core/src/tools/shell.ts), Cursor (`failure_type: "timeout"`). It stays a
+/// `failure`: the program ran and did not finish, a recurring failure a reviewer writes a
+/// rule for (shared/realdata README: "timeouts of the host's shell tool"). Its signature is
+/// generic (the duration is normalised away), so derive clusters it only with a shared
+/// element.
+#[must_use]
+pub(crate) fn is_host_timeout(text: &str) -> bool {
+    let lower = lower_head(text.trim_start());
+    lower.contains("command timed out after")
+        || lower.contains("automatically cancelled because it exceeded the timeout")
 }
 
 /// An answer-code entry: a program (with an optional subcommand word), its answer exit
@@ -213,6 +303,9 @@ pub(crate) fn refine_with(
     if status != Status::Failure {
         return status;
     }
+    if classify::is_interruption(error) {
+        return Status::Interrupted;
+    }
     if classify::is_refusal(error) {
         return Status::Denied;
     }
@@ -281,10 +374,192 @@ fn answer_of(seg: &Segment, code: i64, error: &str, answers: &[Answer], depth: u
                 .is_none_or(|s| sub.as_deref() == Some(s.as_str()))
     });
     match entry {
-        None => false,
+        None => test_verdict(&words, code, error),
         Some(a) if a.with_message => !has_error_line(error, &program),
-        Some(_) => output_is_silent(error),
+        Some(a) => output_is_silent(error) || (is_search(a) && is_no_match_summary(error)),
     }
+}
+
+/// Search programs: their exit 1 means "no match", which an output hook may have rewritten
+/// into a summary (`0 matches for 'foo'`).
+fn is_search(a: &Answer) -> bool {
+    matches!(
+        a.program.as_str(),
+        "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "findstr" | "select-string"
+    ) || (a.program == "git" && a.sub.as_deref() == Some("grep"))
+}
+
+/// The output says only that nothing matched: every line of it (after `Exit code N`) is a
+/// no-match summary — `No matches found`, `0 matches for 'foo'`, `no results`, `nothing
+/// found` — the kind of text a user's output hook puts in place of a search's empty output.
+/// A line naming an error (`grep: x: No such file or directory`) is not one.
+fn is_no_match_summary(error: &str) -> bool {
+    let mut lines = super::error_line::body(error)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    lines.peek().is_some()
+        && lines.all(|l| {
+            let l = l.to_ascii_lowercase();
+            let l = l.trim_end_matches(['.', '!']);
+            let said = |p: &str| l == p || l.starts_with(&format!("{p} "));
+            let zero = l.strip_prefix("0 ").or_else(|| l.strip_prefix("zero "));
+            said("no matches found")
+                || said("no match found")
+                || said("no matches")
+                || said("no match")
+                || said("no results found")
+                || said("no results")
+                || said("nothing found")
+                || said("not found: 0 matches")
+                || zero.is_some_and(|rest| {
+                    ["match", "result", "hit", "file", "line", "occurrence"]
+                        .iter()
+                        .any(|w| rest.starts_with(w))
+                })
+        })
+}
+
+/// Test runners: a program, with the word that makes it run tests when it needs one. A
+/// runner that exits non-zero because tests failed has given its verdict on the code — the
+/// work the agent is doing — not failed; one that could not run is a failure.
+const TEST_RUNNERS: &[(&str, Option<&str>)] = &[
+    ("cargo", Some("test")),
+    ("cargo", Some("nextest")),
+    ("pytest", None),
+    ("py.test", None),
+    ("tox", None),
+    ("nox", None),
+    ("npm", Some("test")),
+    ("npm", Some("t")),
+    ("yarn", Some("test")),
+    ("pnpm", Some("test")),
+    ("bun", Some("test")),
+    ("deno", Some("test")),
+    ("jest", None),
+    ("vitest", None),
+    ("mocha", None),
+    ("ava", None),
+    ("karma", None),
+    ("playwright", Some("test")),
+    ("go", Some("test")),
+    ("rspec", None),
+    ("rake", Some("test")),
+    ("phpunit", None),
+    ("make", Some("test")),
+    ("make", Some("check")),
+    ("ctest", None),
+    ("dotnet", Some("test")),
+    ("mvn", Some("test")),
+    ("mvn", Some("verify")),
+    ("gradle", Some("test")),
+    ("gradlew", Some("test")),
+    ("mix", Some("test")),
+    ("swift", Some("test")),
+    ("flutter", Some("test")),
+    ("dart", Some("test")),
+];
+
+/// Words that launch a program given after them: `npx jest`, `uv run pytest`,
+/// `python -m pytest`, `bundle exec rspec`, `npm run test`.
+fn launched(words: &[&str]) -> Option<usize> {
+    let first = basename(words.first()?);
+    let second = words.get(1).map(|w| w.to_ascii_lowercase());
+    let skip = match (first.as_str(), second.as_deref()) {
+        ("npx" | "bunx" | "pnpx", _) => 1,
+        ("python" | "python3" | "py", Some("-m"))
+        | ("uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye", Some("run"))
+        | ("bundle" | "pnpm", Some("exec")) => 2,
+        ("npm" | "pnpm" | "yarn" | "bun", Some("run" | "run-script")) => {
+            // `npm run test` is `npm test`: keep the program, drop `run`.
+            return (words.len() > 2 && words[2] == "test").then_some(usize::MAX);
+        }
+        _ => return None,
+    };
+    (words.len() > skip).then_some(skip)
+}
+
+/// Whether `words` run a test runner (after any launchers).
+fn is_test_runner(words: &[&str]) -> bool {
+    let mut words: Vec<&str> = words.to_vec();
+    for _ in 0..3 {
+        match launched(&words) {
+            Some(usize::MAX) => {
+                words.remove(1);
+            }
+            Some(n) => {
+                words.drain(..n);
+            }
+            None => break,
+        }
+    }
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let program = basename(first);
+    let program = program.strip_suffix(".exe").unwrap_or(&program);
+    let program = program.strip_prefix("./").unwrap_or(program);
+    let next = words
+        .iter()
+        .skip(1)
+        .find(|w| !w.starts_with('-'))
+        .map(|w| w.to_ascii_lowercase());
+    TEST_RUNNERS
+        .iter()
+        .any(|&(p, sub)| p == program && sub.is_none_or(|s| next.as_deref() == Some(s)))
+}
+
+/// A runner that could not run says so: it (or what it runs) is missing, or it has no such
+/// script. These beat any verdict (`sh: jest: command not found` then `npm ERR! Test failed`).
+const RUNNER_MISSING: &[&str] = &[
+    "command not found",
+    "is not recognized as",
+    "no module named",
+    "missing script",
+    "no such command",
+    "could not find a test runner",
+];
+
+/// The exit status of a test runner is its verdict on the code: it ran tests and some
+/// failed (`test result: FAILED`, `2 failed, 3 passed`, `3 failing`, `--- FAIL:`,
+/// `Tests failed`), and nothing says the runner could not run.
+fn test_verdict(words: &[&str], code: i64, error: &str) -> bool {
+    if matches!(code, 0 | 126 | 127) || !is_test_runner(words) {
+        return false;
+    }
+    let body = super::error_line::body(error).to_ascii_lowercase();
+    if RUNNER_MISSING.iter().any(|m| body.contains(m)) {
+        return false;
+    }
+    body.lines().any(|l| {
+        let l = l.trim();
+        l.contains("test result: failed")
+            || l.contains("tests failed")
+            || l.starts_with("--- fail:")
+            || l.starts_with("fail\t")
+            || l.starts_with("failed!")
+            // jest's `FAIL src/a.test.js`, go's `FAIL example.com/pkg 0.01s`.
+            || l
+                .strip_prefix("fail ")
+                .is_some_and(|r| r.trim_start().contains(['/', '.']))
+            // pytest's short summary: `FAILED tests/test_a.py::test_x - assert 1 == 2`.
+            || (l.starts_with("failed ") && l.contains("::"))
+            || counted_failures(l)
+    })
+}
+
+/// A line counting failed tests: a positive number followed by `failed`, `failing`,
+/// `failure(s)` (`2 failed, 3 passed`, `3 failing`, `5 examples, 1 failure`).
+fn counted_failures(line: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|' | '(' | ')' | '='))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).any(|w| {
+        w[0].parse::<u64>().is_ok_and(|n| n > 0)
+            && ["failed", "failing", "failure", "failures"].contains(&w[1])
+    })
 }
 
 /// Programs whose exit status is that of a command they run elsewhere or in another shell.
@@ -814,6 +1089,466 @@ mod tests {
         assert_eq!(
             bash("diff a b", 1, "Exit code 1\n2c2\n< differ: x\n---\n> y"),
             Status::Answer
+        );
+    }
+
+    fn shell(tool: &str, cmd: &str, code: Option<i64>, error: &str) -> Status {
+        refine_with(
+            tool,
+            Some(cmd),
+            Status::Failure,
+            code,
+            error,
+            &answer_table(None),
+        )
+    }
+
+    // --- The shell did not start: harness, per host. ---
+
+    #[test]
+    fn claude_code_shell_that_did_not_start_is_harness() {
+        // anthropics/claude-code#5687: the shell snapshot could not be made.
+        let text = "Error: Failed to create shell snapshot: \n    at file:///x/cli.js:1423:737";
+        assert_eq!(shell("Bash", "ls", None, text), Status::Harness);
+        assert_eq!(
+            harness_kind(text, None),
+            "the host's shell snapshot could not be loaded"
+        );
+    }
+
+    #[test]
+    fn copilot_cli_without_pwsh_is_harness() {
+        // github/copilot-cli#847 (tool.execution_complete error.message, 0.0.372) and #93.
+        let text = "<exited with error: PowerShell 6+ (pwsh) is not available. Please install it from https://aka.ms/powershell. Error: Error: Command failed: pwsh.exe --version\n'pwsh.exe' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n>";
+        assert_eq!(
+            shell("powershell", "npx create-next-app x", None, text),
+            Status::Harness
+        );
+        let kind = "the host could not start its shell (not installed or not on its PATH)";
+        assert_eq!(harness_kind(text, None), kind);
+        // github/copilot-cli#276: every command, `echo hello` too, ends this way.
+        let text = "<exited with error: File not found: >";
+        assert_eq!(
+            shell("powershell", "echo hello", None, text),
+            Status::Harness
+        );
+        assert_eq!(harness_kind(text, None), kind);
+    }
+
+    #[test]
+    fn a_shell_the_host_could_not_spawn_is_harness_whatever_the_host() {
+        // Node's spawn error, as Copilot CLI (github/copilot-cli#2355), Gemini CLI's
+        // `Error: …` line (packages/core/src/tools/shell.ts) and Cursor word it.
+        for text in [
+            "spawn pwsh.exe ENOENT",
+            "Output: (empty)\nError: spawn /bin/bash ENOENT",
+            "Error: spawn C:\\Program Files\\PowerShell\\7\\pwsh.exe EACCES",
+            "spawn 'zsh' EINVAL",
+            "spawn cmd.exe EPERM",
+        ] {
+            assert!(is_harness(text, None), "{text}");
+            assert_eq!(
+                shell("run_shell_command", "ls", None, text),
+                Status::Harness
+            );
+        }
+        // The program of the command missing is its failure, not the shell's.
+        for text in [
+            "spawn rg ENOENT",
+            "spawn bash",
+            "spawn bash EEXIST",
+            "/bin/bash: line 1: rg: command not found",
+        ] {
+            assert!(!is_harness(text, None), "{text}");
+        }
+    }
+
+    #[test]
+    fn codex_sandbox_that_did_not_start_is_harness() {
+        // codex-rs `SandboxErr`/`CodexErr` Display texts.
+        let kind = "the host's sandbox could not start the command";
+        for text in [
+            "execution error: sandbox error: seccomp setup error: bad filter",
+            "sandbox error: seccomp backend error: x",
+            "sandbox error: Landlock was not able to fully enforce all sandbox rules",
+            "error running landlock: Sandbox(LandlockRestrict)",
+            "execution error: spawn failed: child stdout/stderr not captured",
+            "codex-linux-sandbox was required but not provided",
+        ] {
+            assert_eq!(shell("shell", "ls", None, text), Status::Harness, "{text}");
+            if !text.contains("spawn failed") {
+                assert_eq!(harness_kind(text, None), kind, "{text}");
+            }
+        }
+        assert_eq!(
+            harness_kind("spawn failed: child stdout/stderr not captured", None),
+            "the host's shell or tool failed around the command"
+        );
+    }
+
+    // --- A host-enforced timeout stays a failure, with a generic signature. ---
+
+    #[test]
+    fn host_timeouts_stay_failures_with_a_stable_signature() {
+        for (tool, text, code) in [
+            // Claude Code's Bash tool.
+            ("Bash", "Command timed out after 2m 0.0s", None),
+            // Codex 0.40-0.42 (shared/realdata codex rollouts).
+            (
+                "shell",
+                "command timed out after 10019 milliseconds",
+                Some(124),
+            ),
+            // Gemini CLI's shell tool (packages/core/src/tools/shell.ts).
+            (
+                "run_shell_command",
+                "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled.",
+                None,
+            ),
+        ] {
+            assert!(is_host_timeout(text), "{text}");
+            assert!(!is_harness(text, code), "{text}");
+            assert!(!classify::is_interruption(text), "{text}");
+            assert_eq!(
+                shell(tool, "cargo build", code, text),
+                Status::Failure,
+                "{text}"
+            );
+        }
+        assert!(!is_host_timeout("Exit code 1\nping: timed out"));
+        // The duration varies per call; the signature does not.
+        let sig = super::super::signature::signature;
+        assert_eq!(
+            sig("Command timed out after 2m 0.0s"),
+            sig("Command timed out after 10m 30.5s")
+        );
+        assert_eq!(
+            sig("command timed out after 10019 milliseconds"),
+            sig("command timed out after 120000 milliseconds")
+        );
+    }
+
+    // --- Refusals and cancellations: denied or interrupted, never failures. ---
+
+    #[test]
+    fn claude_code_refusals_and_cancellations() {
+        for text in [
+            "This command requires approval",
+            "Permission to use Bash has been auto-denied in dontAsk mode.",
+            "The user doesn't want to take this action right now. STOP what you are doing",
+        ] {
+            assert_eq!(shell("Bash", "x", None, text), Status::Denied, "{text}");
+        }
+        assert_eq!(
+            shell(
+                "Bash",
+                "x",
+                None,
+                "[Request interrupted by user for tool use]"
+            ),
+            Status::Interrupted
+        );
+        assert_eq!(
+            shell(
+                "Bash",
+                "x",
+                None,
+                "Cancelled: parallel tool call Bash(ls) errored"
+            ),
+            Status::Harness,
+            "a cancelled sibling is the host's doing: never a failure"
+        );
+    }
+
+    #[test]
+    fn codex_refusals_and_cancellations() {
+        for text in [
+            "exec command rejected by user",
+            "patch rejected by user",
+            "command not run: approval policy is never and the command needs escalation",
+        ] {
+            assert_eq!(shell("shell", "x", None, text), Status::Denied, "{text}");
+        }
+        for text in ["aborted", "interrupted (Ctrl-C)"] {
+            assert_eq!(
+                shell("shell", "x", None, text),
+                Status::Interrupted,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn gemini_cli_refusals_and_cancellations() {
+        for text in [
+            "Tool execution denied by policy.",
+            "Tool execution for \"Shell\" denied by policy.",
+            "Tool execution for \"Shell\" requires user confirmation, which is not supported in non-interactive mode.",
+            "User denied execution.",
+            "Command injection detected: command substitution syntax ($(), backticks, <() or >()) found in command arguments. This is a security risk and the command was blocked.",
+        ] {
+            assert_eq!(
+                shell("run_shell_command", "x", None, text),
+                Status::Denied,
+                "{text}"
+            );
+            assert_eq!(classify::cancelled(text), Status::Denied, "{text}");
+        }
+        for text in [
+            "Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nx",
+            "Command was cancelled by user before it could start.",
+            "Operation cancelled by user",
+            "Tool call cancelled while in queue.",
+            "User cancelled operation",
+            "Request cancelled.",
+        ] {
+            assert_eq!(
+                shell("run_shell_command", "x", None, text),
+                Status::Interrupted,
+                "{text}"
+            );
+            assert_eq!(classify::cancelled(text), Status::Interrupted, "{text}");
+        }
+    }
+
+    #[test]
+    fn copilot_cli_refusals() {
+        for text in [
+            "Permission denied and could not request permission from user",
+            "Denied by preToolUse hook: no pushes",
+            "The user rejected this tool call.",
+        ] {
+            assert_eq!(shell("bash", "x", None, text), Status::Denied, "{text}");
+        }
+    }
+
+    #[test]
+    fn cursor_cancellations() {
+        // cursor/cursor#3501: `run_terminal_cmd` stopped short.
+        assert_eq!(
+            shell("Shell", "dotnet build", None, "Command was interrupted"),
+            Status::Interrupted
+        );
+        // A program's own "interrupted" later in its output is not the host's.
+        assert_eq!(
+            shell(
+                "Shell",
+                "make",
+                Some(2),
+                "Exit code 2\nmake: *** [all] Interrupt"
+            ),
+            Status::Failure
+        );
+    }
+
+    // --- A search's no-match, rewritten by an output hook, is still an answer. ---
+
+    #[test]
+    fn a_no_match_summary_of_a_search_is_an_answer() {
+        for (cmd, text) in [
+            ("grep -rn foo src", "Exit code 1\n0 matches for 'foo'"),
+            ("grep -rn foo src", "Exit code 1\nNo matches found"),
+            ("rg needle", "Exit code 1\nNo matches found."),
+            ("rg needle", "Exit code 1\nno results"),
+            ("git grep x", "Exit code 1\n0 results"),
+            ("findstr x f", "Exit code 1\nNothing found"),
+            ("grep -c x f", "Exit code 1\n0 lines matched"),
+        ] {
+            assert_eq!(bash(cmd, 1, text), Status::Answer, "{cmd}: {text}");
+        }
+        // A real error, another program, another code, or more than the summary: failures.
+        for (cmd, code, text) in [
+            (
+                "grep foo x",
+                1,
+                "Exit code 1\ngrep: x: No such file or directory",
+            ),
+            ("grep foo x", 2, "Exit code 2\nNo matches found"),
+            ("make", 1, "Exit code 1\nNo matches found"),
+            (
+                "grep foo x",
+                1,
+                "Exit code 1\nNo matches found\ngrep: y: Permission denied",
+            ),
+            ("grep foo x", 1, "Exit code 1\n10 matches"),
+            ("grep foo x", 1, "Exit code 1\nno matching files in /x"),
+            ("diff a b", 1, "Exit code 1\nNo matches found\nerror: x"),
+        ] {
+            assert_eq!(bash(cmd, code, text), Status::Failure, "{cmd}: {text}");
+        }
+        assert!(!is_no_match_summary("Exit code 1"));
+    }
+
+    // --- Test runners: the verdict on the code is an answer; a runner that could not run
+    // is a failure. ---
+
+    #[test]
+    fn a_test_runners_verdict_is_an_answer() {
+        for (cmd, code, text) in [
+            (
+                "cargo test",
+                101,
+                "Exit code 101\nrunning 3 tests\ntest a ... FAILED\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored",
+            ),
+            (
+                "cargo test 2>&1 | tail -20",
+                101,
+                "Exit code 101\ntest result: FAILED. 2 passed; 1 failed",
+            ),
+            (
+                "pytest -q",
+                1,
+                "Exit code 1\nFAILED tests/test_a.py::test_x - assert 1 == 2\n1 failed, 3 passed in 0.12s",
+            ),
+            (
+                "python -m pytest tests",
+                1,
+                "Exit code 1\n=== 2 failed, 1 passed in 1.0s ===",
+            ),
+            ("uv run pytest", 1, "Exit code 1\n=== 1 failed in 0.1s ==="),
+            ("npm test", 1, "Exit code 1\n  3 passing\n  2 failing"),
+            (
+                "npm run test",
+                1,
+                "Exit code 1\nTests:       1 failed, 2 passed, 3 total",
+            ),
+            ("yarn test", 1, "Exit code 1\nFAIL src/a.test.js\n  ● adds"),
+            (
+                "pnpm test",
+                1,
+                "Exit code 1\n Tests  1 failed | 4 passed (5)",
+            ),
+            (
+                "npx jest src",
+                1,
+                "Exit code 1\nTests:       4 failed, 4 total",
+            ),
+            ("npx vitest run", 1, "Exit code 1\n Tests  2 failed (2)"),
+            ("mocha", 2, "Exit code 2\n  2 failing"),
+            (
+                "go test ./...",
+                1,
+                "Exit code 1\n--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/m\t0.01s",
+            ),
+            ("bundle exec rspec", 1, "Exit code 1\n5 examples, 1 failure"),
+            ("make test", 2, "Exit code 2\nSome tests failed."),
+            (
+                "dotnet test",
+                1,
+                "Exit code 1\nFailed!  - Failed:     1, Passed:     2",
+            ),
+            ("cd web && npm test", 1, "Exit code 1\n  1 failing"),
+        ] {
+            assert_eq!(bash(cmd, code, text), Status::Answer, "{cmd}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_test_runner_that_could_not_run_is_a_failure() {
+        for (cmd, code, text) in [
+            (
+                "pytest",
+                127,
+                "Exit code 127\n/bin/bash: pytest: command not found",
+            ),
+            (
+                "python -m pytest",
+                1,
+                "Exit code 1\n/usr/bin/python: No module named pytest",
+            ),
+            (
+                "npm test",
+                1,
+                "Exit code 1\nnpm ERR! Missing script: \"test\"",
+            ),
+            (
+                "npm test",
+                1,
+                "Exit code 1\nsh: jest: command not found\nnpm ERR! Test failed.  See above for more details.",
+            ),
+            (
+                "cargo nextest run",
+                101,
+                "Exit code 101\nerror: no such command: `nextest`",
+            ),
+            (
+                "jest",
+                1,
+                "Exit code 1\n'jest' is not recognized as an internal or external command",
+            ),
+            // No verdict: it did not get as far as running tests.
+            (
+                "cargo test",
+                101,
+                "Exit code 101\nerror[E0425]: cannot find value `x`\nerror: could not compile `m`",
+            ),
+            (
+                "cargo test",
+                101,
+                "Exit code 101\nfailed to run custom build command for `openssl-sys`",
+            ),
+            (
+                "pytest tests/nope.py",
+                4,
+                "Exit code 4\nERROR: file or directory not found: tests/nope.py",
+            ),
+            // Not a runner, or not running tests.
+            ("cargo build", 101, "Exit code 101\n1 failed"),
+            ("npm install", 1, "Exit code 1\n2 failed"),
+            ("make", 2, "Exit code 2\n2 failed"),
+        ] {
+            assert_eq!(bash(cmd, code, text), Status::Failure, "{cmd}: {text}");
+        }
+    }
+
+    #[test]
+    fn test_runners_are_found_behind_their_launchers() {
+        for words in [
+            vec!["pytest"],
+            vec!["/usr/bin/pytest", "-q"],
+            vec!["npx", "jest"],
+            vec!["bunx", "vitest"],
+            vec!["python3", "-m", "pytest"],
+            vec!["poetry", "run", "pytest"],
+            vec!["pnpm", "exec", "vitest"],
+            vec!["bundle", "exec", "rspec"],
+            vec!["npm", "run", "test"],
+            vec!["npm", "test"],
+            vec!["make", "-j4", "test"],
+            vec!["./gradlew", "test"],
+            vec!["dotnet.exe", "test"],
+            vec!["uv", "run", "python", "-m", "pytest"],
+        ] {
+            assert!(is_test_runner(&words), "{words:?}");
+        }
+        for words in [
+            vec!["npm", "run", "build"],
+            vec!["npm", "install"],
+            vec!["python", "-m", "pip"],
+            vec!["npx"],
+            vec!["cargo", "build"],
+            vec!["make"],
+            vec![],
+        ] {
+            assert!(!is_test_runner(&words), "{words:?}");
+        }
+        assert!(counted_failures("tests: 1 failed, 2 passed"));
+        assert!(!counted_failures("0 failed, 2 passed"));
+        assert!(!counted_failures("failed 2"));
+        assert!(!test_verdict(&["pytest"], 0, "1 failed"));
+        assert!(!test_verdict(&["pytest"], 126, "1 failed"));
+    }
+
+    #[test]
+    fn interruption_comes_before_refusal_and_harness() {
+        assert_eq!(
+            shell(
+                "Bash",
+                "x",
+                None,
+                "[Request interrupted by user] requires approval"
+            ),
+            Status::Interrupted
         );
     }
 }

@@ -54,6 +54,8 @@ fn gemini(event: &HookEvent, call: &mut Call) -> String {
     call.status = match (&error, call.exit_code) {
         (Some(e), _) => classify::failed(false, e),
         (None, Some(c)) => classify::from_exit_code(c),
+        // The shell tool's own timeout is reported as a result, not an error.
+        (None, None) if super::outcome::is_host_timeout(&text) => Status::Failure,
         (None, None) => Status::Success,
     };
     if call.status != Status::Success {

@@ -7,7 +7,9 @@
 //! A tool call (`id`, `name`, `args`, `result` = the function-response parts, `status`,
 //! `timestamp`) is a success or, when its output states `Exit Code: N` for a non-zero N, a
 //! failure with that code; `error` is a failure (`denied` when its text is a refusal);
-//! `cancelled` is `denied` (the user declined it, or the turn was aborted before it ran).
+//! `cancelled` is `interrupted` when its text says the user or host stopped it, else
+//! `denied` (the user declined it); a result saying the shell tool's own timeout cut it
+//! short is a `failure`.
 //! It starts at its message's time and ends at its own. A `user` message that is not a tool
 //! response counts as a prompt.
 
@@ -56,7 +58,9 @@ fn settle(call: &mut Call, status: &str, text: &str) {
     call.exit_code = stated_code(text);
     call.status = match status {
         "error" => classify::failed(false, text),
-        "cancelled" => Status::Denied,
+        "cancelled" => classify::cancelled(text),
+        // The shell tool's own timeout is reported as a result, not an error.
+        _ if crate::record::outcome::is_host_timeout(text) => Status::Failure,
         _ => call
             .exit_code
             .map_or(Status::Success, classify::from_exit_code),

@@ -14,7 +14,12 @@
 //! - Corrupt lines (not UTF-8, not JSON, not an object) are counted and reported as
 //!   `file:line`, never fatal. An unreadable file is reported and the others still import;
 //!   the command then exits 3.
-//! - One transaction per file; memory stays bounded by one file's unanswered calls.
+//! - Counts are of distinct calls: `calls` is one per `tool_use_id` over the whole run (a
+//!   resumed session that copies earlier lines, a subagent log, a result settling a call
+//!   read from another file add nothing), `duplicate_ids` the sightings that repeated one,
+//!   and the outcome classes are read back from the store for those ids.
+//! - One transaction per file; memory stays bounded by one file's unanswered calls (the
+//!   run's ids are kept in a temporary table).
 //! - A progress line on stderr when stderr is a terminal; the summary on stdout.
 
 mod claude;
@@ -96,8 +101,12 @@ struct Totals {
     skipped: std::collections::BTreeMap<&'static str, usize>,
     unreadable: Vec<String>,
     sessions: HashSet<String>,
+    /// Distinct calls read in this run: one per `tool_use_id`, however many files or lines
+    /// carry it.
     calls: usize,
-    /// Calls read again under an id this file already had (they update, never add).
+    /// Sightings of an id this run had already read (a resumed session's copy of earlier
+    /// lines, a `tool_use` written twice, a result settling a call read from another file):
+    /// they update the call, never add one.
     duplicates: usize,
     new_calls: i64,
     failures: usize,
@@ -146,6 +155,12 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     conn.pragma_update(None, "cache_size", -IMPORT_CACHE_KIB)
         .map_err(|e| Error::sql("set cache size", e))?;
     let before = count_calls(&conn)?;
+    // The ids this run read, across files: the counts are of distinct calls.
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS import_run_ids (id TEXT PRIMARY KEY) WITHOUT ROWID;
+         DELETE FROM import_run_ids;",
+    )
+    .map_err(|e| Error::sql("create import id table", e))?;
     let mut totals = Totals::default();
     let total_bytes: u64 = files
         .iter()
@@ -161,6 +176,7 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     }
     progress.clear();
     totals.new_calls = count_calls(&conn)? - before;
+    count_outcomes(&conn, &mut totals)?;
     crate::store::trim_wal(&conn, &db)?;
     totals.read_from = read_from
         .iter()
@@ -175,6 +191,34 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     } else {
         Exit::Input
     })
+}
+
+/// The outcome classes of the distinct calls this run read, as the store now holds them
+/// (one per id, after every file's lines and any live record merged into it).
+fn count_outcomes(conn: &Connection, t: &mut Totals) -> Result<()> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.status, count(*) FROM tool_calls c
+             JOIN import_run_ids r ON r.id = c.tool_use_id GROUP BY c.status",
+        )
+        .map_err(|e| Error::sql("count import outcomes", e))?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .map_err(|e| Error::sql("count import outcomes", e))?;
+    for row in rows {
+        let (status, n) = row.map_err(|e| Error::sql("count import outcomes", e))?;
+        let n = n as usize;
+        match Status::parse(&status) {
+            Some(Status::Failure) => t.failures += n,
+            Some(Status::Denied) => t.denied += n,
+            Some(Status::Interrupted) => t.interrupted += n,
+            Some(Status::Pending) => t.pending += n,
+            Some(Status::Answer) => t.answers += n,
+            Some(Status::Harness) => t.harness += n,
+            Some(Status::Success) | None => {}
+        }
+    }
+    Ok(())
 }
 
 fn count_calls(conn: &Connection) -> Result<i64> {
@@ -271,7 +315,6 @@ fn import_file(
         totals,
         progress,
         calls: 0,
-        statuses: std::collections::HashMap::new(),
     };
     match format {
         Format::Claude => claude::import(path, &mut sink)?,
@@ -281,7 +324,6 @@ fn import_file(
         Format::Trace => trace::import(path, &mut sink)?,
     }
     let calls = sink.calls;
-    sink.count_outcomes();
     drop(sink);
     tx.execute(
         "INSERT INTO import_files (path, size, mtime_ns, format, calls, imported_ms)
@@ -328,6 +370,11 @@ pub(crate) fn detect(path: &Path) -> Result<Option<Format>> {
         let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&buf) else {
             continue;
         };
+        // A Claude Code file can open with many `summary` lines (one per resumed branch):
+        // they say nothing about the format and do not use up the lines read.
+        if obj.get("type").and_then(Value::as_str) == Some("summary") && obj.len() <= 3 {
+            continue;
+        }
         seen += 1;
         if let Some(format) = detect_line(&obj) {
             return Ok(Some(format));
@@ -422,29 +469,24 @@ pub(crate) struct Sink<'a> {
     totals: &'a mut Totals,
     progress: &'a mut Progress,
     calls: usize,
-    /// The outcome of each id read from this file (memory stays one file's worth).
-    statuses: std::collections::HashMap<String, Status>,
 }
 
 impl Sink<'_> {
-    /// Store one call.
+    /// Store one call, and count it once per id over the whole run: a line that repeats an
+    /// id (a `tool_use` written again, a resumed session's copy, a result settling a call
+    /// read from another file) settles the same call.
     pub(crate) fn call(&mut self, call: &Call) -> Result<()> {
-        let status = self.writer.write(call)?;
+        self.writer.write(call)?;
         self.calls += 1;
-        self.totals.calls += 1;
-        // One outcome per id: a line that repeats an id (a `tool_use` written again, a
-        // result before its call) settles the same call, and a pending sight never hides a
-        // settled one, as in the store's merge.
-        match self.statuses.get_mut(&call.tool_use_id) {
-            Some(seen) => {
-                self.totals.duplicates += 1;
-                if status != Status::Pending {
-                    *seen = status;
-                }
-            }
-            None => {
-                self.statuses.insert(call.tool_use_id.clone(), status);
-            }
+        let new = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO import_run_ids (id) VALUES (?1)")
+            .and_then(|mut s| s.execute([&call.tool_use_id]))
+            .map_err(|e| Error::sql("note imported id", e))?;
+        if new == 0 {
+            self.totals.duplicates += 1;
+        } else {
+            self.totals.calls += 1;
         }
         if let Some(s) = &call.session_id
             && !self.totals.sessions.contains(s)
@@ -452,22 +494,6 @@ impl Sink<'_> {
             self.totals.sessions.insert(s.clone());
         }
         Ok(())
-    }
-
-    /// Add this file's outcome classes, one per id, to the totals.
-    fn count_outcomes(&mut self) {
-        for status in self.statuses.values() {
-            let t = &mut *self.totals;
-            match status {
-                Status::Failure => t.failures += 1,
-                Status::Denied => t.denied += 1,
-                Status::Interrupted => t.interrupted += 1,
-                Status::Pending => t.pending += 1,
-                Status::Answer => t.answers += 1,
-                Status::Harness => t.harness += 1,
-                Status::Success => {}
-            }
-        }
     }
 
     /// Store one session.
@@ -601,9 +627,9 @@ fn summary_text(t: &Totals, as_json: bool) -> String {
         ("files unchanged since last import", t.unchanged.to_string()),
         ("files not recognised", t.unrecognised.len().to_string()),
         ("sessions", t.sessions.len().to_string()),
-        ("calls read", t.calls.to_string()),
+        ("calls read (one per id)", t.calls.to_string()),
         (
-            "of which repeat an id already read",
+            "lines repeating an id already read",
             t.duplicates.to_string(),
         ),
         ("new calls stored", t.new_calls.to_string()),
