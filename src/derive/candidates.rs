@@ -205,7 +205,7 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     if floor != tier::MIN_ATTEMPTS {
         meta.insert("min_attempts".into(), json!(floor));
     }
-    if d.proposal.when.is_some() {
+    if d.proposal.kind == "over-size" {
         meta.insert("threshold_learned".into(), json!(true));
     }
     meta.insert("fail_rate".into(), json!(d.rate.map(round4)));

@@ -267,6 +267,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             {
                 p = p.with_field_unless(u);
             }
+            if let Kind::Program { head, .. } = &c.kind
+                && program_absent(c, head, &failures)
+            {
+                p = p.program_absent(head);
+            }
             if c.kind == Kind::ToolWide
                 && let Some(bytes) = over_size(conn, &options.window, c, &failures)?
             {
@@ -345,7 +350,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             (Tier::Unknown, None, None)
         } else {
             let (t, r) = b.tier_with(attempt_floor(&derivation.options, &proposal));
-            let t = if proposal.when.is_some() {
+            let t = if proposal.kind == "over-size" {
                 crate::rules::tier::at_most_probabilistic(t)
             } else {
                 t
@@ -396,12 +401,24 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     Ok(derivation)
 }
 
+/// Do at least two, and at least half, of a program cluster's failures say the shell could
+/// not find the program (`python: command not found`, exit 127 naming it)?
+fn program_absent(c: &Cluster, head: &str, failures: &[Failure]) -> bool {
+    let absent = c
+        .failures
+        .iter()
+        .filter(|&&f| crate::rules::replay::not_found(&failures[f].error, None, head))
+        .count();
+    absent >= 2 && 2 * absent >= c.count()
+}
+
 /// The attempt floor a candidate is graded with: `--min-attempts`, except for a candidate
 /// whose condition derive learned by separating the failures from the successes of the
 /// whole tool (`over_size`): its attempts are the calls over the threshold, and the
 /// separation itself rests on every call of the tool, so `--min-count` failures over the
-/// threshold suffice. Such a candidate is at most `probabilistic` (its threshold is a lower
-/// bound), so this never arms a block.
+/// threshold suffice (an `over_size` candidate is at most `probabilistic`: its threshold is a
+/// lower bound). The same holds for `program_absent`: the calls it fires on are exactly those
+/// in the sessions where the program was missing.
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
     if proposal.when.is_some() {
         options.min_attempts.min(options.min_count)

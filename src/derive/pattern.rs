@@ -47,10 +47,21 @@ pub(crate) struct Proposal {
 }
 
 impl Proposal {
-    /// This tool-wide proposal, firing only on a file larger than `bytes`: the failures
+    /// This program's proposal, firing only while `program` is not on `PATH`: its failures
+    /// said the shell could not find it. The rule then fires in the sessions and on the
+    /// machines where the call would fail, and never where the program is installed.
+    ///
+    /// This tool-wide proposal (`over_size`), firing only on a file larger than `bytes`: the failures
     /// said their input was over the tool's size limit, and no successful call of the tool
     /// returned more than `bytes`. The rule then fires where the call would fail (a Read of
     /// a big file without a range), not on every call of the tool.
+    pub(crate) fn program_absent(mut self, program: &str) -> Self {
+        self.kind = "program-absent";
+        self.when = Some(serde_json::json!({ "program_absent": program }));
+        self
+    }
+
+    /// (See [`Proposal::program_absent`] for the other learned condition.)
     pub(crate) fn over_size(mut self, bytes: u64) -> Self {
         self.kind = "over-size";
         self.when = Some(serde_json::json!({

@@ -82,6 +82,12 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
         for t in tiers {
             let _ = writeln!(out, "  {}: {}", t.label(), t.one_liner());
         }
+        if dv.candidates.iter().any(|d| {
+            d.tier == tier::Tier::Probabilistic
+                && d.rate.is_some_and(|r| r >= tier::REPRODUCIBLE_AT)
+        }) {
+            let _ = writeln!(out, "  {}", tier::CAPPED);
+        }
         let _ = writeln!(
             out,
             "Look closer with `callus derive explain ID`; promote with `callus rules promote ID --action A --message M`."

@@ -188,7 +188,7 @@ fn programs(command: &str, call: &Call, exit_code: Option<i64>, s: &mut Session)
 
 /// Does `error` (with `exit_code`) say `name` was not found? The shells' words naming it, or
 /// exit 127 with the error naming it.
-fn not_found(error: &str, exit_code: Option<i64>, name: &str) -> bool {
+pub(crate) fn not_found(error: &str, exit_code: Option<i64>, name: &str) -> bool {
     let lower = error.to_ascii_lowercase();
     let name = name.to_ascii_lowercase();
     if !lower.contains(&name) {

@@ -117,6 +117,9 @@ pub(crate) fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, O
     (tier, Some(rate))
 }
 
+/// How a tier capped at probabilistic, though its rate is higher, is described.
+pub(crate) const CAPPED: &str = "capped at probabilistic: its failures come from fewer than 2 sessions or 2 days, or from a learned size threshold";
+
 /// `tier` capped by the spread of the failures behind it: `reproducible` and `deterministic`
 /// need failures in at least [`MIN_SPREAD_SESSIONS`] sessions on at least [`MIN_SPREAD_DAYS`]
 /// days. A failing test loop in one session or one path bug on one afternoon repeats one
@@ -202,6 +205,12 @@ fn count(value: Option<&serde_json::Value>) -> Option<i64> {
 #[must_use]
 pub(crate) fn describe(tier: Tier, rate: Option<f64>, attempts: u64) -> String {
     match rate {
+        Some(rate) if attempts > 0 && tier == Tier::Probabilistic && rate >= REPRODUCIBLE_AT => {
+            format!(
+                "{CAPPED} ({}% of {attempts} attempts)",
+                round_half_even(rate * 100.0)
+            )
+        }
         Some(rate) if attempts > 0 => format!(
             "{} ({}% of {attempts} attempts)",
             tier.one_liner(),

@@ -399,3 +399,46 @@ fn an_over_limit_read_cluster_is_conditioned_on_the_file_size() {
     assert!(plain.get("when").is_none(), "{plain:#}");
     assert!(plain["meta"]["backtest"]["matched"].as_u64().unwrap() > 4);
 }
+
+/// A program the shell could not find in some sessions makes a rule conditioned on the
+/// program being absent from PATH: replayed, it fires in the sessions where `gh` was missing
+/// and spares the sessions where it ran.
+#[test]
+fn a_program_missing_in_some_sessions_is_conditioned_on_path() {
+    let env = Env::new();
+    let mut rows: Vec<Row> = (0..4)
+        .map(|i| {
+            let mut r = Row::bash(
+                "failure",
+                &format!("gh pr view {i}"),
+                "Exit code 127\nbash: line 1: gh: command not found",
+                i * 9,
+            );
+            r.session = format!("bare{}", i % 2);
+            r
+        })
+        .collect();
+    rows.extend((0..12).map(|i| {
+        let mut r = Row::bash("success", &format!("gh pr list --limit {i}"), "", 50 + i);
+        r.session = "installed".into();
+        r
+    }));
+    insert(&env, &rows);
+    assert!(derive(&env, &[]).status.success());
+    let doc = candidates(&env);
+    let c = by_shape(&doc, "gh");
+    assert_eq!(c["when"]["program_absent"], "gh", "{c:#}");
+    let m = &c["meta"];
+    assert_eq!(m["kind"], "program-absent");
+    let b = &m["backtest"];
+    assert_eq!(
+        (
+            b["matched"].as_u64(),
+            b["failures"].as_u64(),
+            b["crossfire"].as_u64()
+        ),
+        (Some(4), Some(4), Some(0)),
+        "{m:#}"
+    );
+    assert_eq!(m["min_attempts"], 3);
+}

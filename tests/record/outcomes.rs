@@ -279,7 +279,16 @@ fn explain_breaks_failures_down_by_signature_and_shows_masked_calls() {
     assert_eq!(
         summary
             .lines()
-            .filter(|l| l.trim_start().starts_with("deterministic: "))
+            .filter(|l| l.trim_start().starts_with("probabilistic: "))
+            .count(),
+        1,
+        "{summary}"
+    );
+    // Four of four, all on one day: the summary says why the tier is not higher.
+    assert_eq!(
+        summary
+            .lines()
+            .filter(|l| l.trim_start().starts_with("capped at probabilistic: "))
             .count(),
         1,
         "{summary}"
