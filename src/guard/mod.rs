@@ -114,8 +114,8 @@ impl Decision {
 }
 
 /// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. No condition
-/// can be answered here, so a rule with conditions fires when its patterns match (see
-/// [`decide`]).
+/// can be answered here, so a rule with conditions fires when its patterns match (the hook
+/// answers them at its edge instead; see `decide`).
 #[must_use]
 pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
     decide(rules, &Subject::new(call.tool, call.input), &NoFacts)
