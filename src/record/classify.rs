@@ -127,6 +127,27 @@ const REFUSALS: &[&str] = &[
     "the user rejected this tool call",
 ];
 
+/// Codex before 0.40 words *every* non-zero exit of a command run in its sandbox this way
+/// (`failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit
+/// code: 2, stdout: …, stderr: …`): pytest's failing tests, a missing program and a stale
+/// patch alike. It is a refusal only when the captured output shows the sandbox refusing.
+const CODEX_SANDBOX_EXIT: &str = "sandbox denied exec error";
+
+/// What a command's output says when a sandbox refused it (lowercase).
+const SANDBOX_REFUSED: &[&str] = &[
+    "permission denied",
+    "operation not permitted",
+    "read-only file system",
+    "eperm",
+    "eacces",
+];
+
+/// Does a Codex sandbox exit (see [`CODEX_SANDBOX_EXIT`]) show the sandbox refusing?
+fn sandbox_refused(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    SANDBOX_REFUSED.iter().any(|p| lower.contains(p))
+}
+
 /// How much of the start of an error a refusal phrase must fall in.
 const REFUSAL_WINDOW: usize = 400;
 
@@ -142,6 +163,9 @@ pub(crate) fn is_refusal(text: &str) -> bool {
         end -= 1;
     }
     let head = head[..end].to_lowercase();
+    if head.contains(CODEX_SANDBOX_EXIT) {
+        return sandbox_refused(text);
+    }
     // "Permission to use Bash with command … has been denied."
     (head.starts_with("permission to use") && head.contains("denied"))
         || REFUSALS.iter().any(|r| head.contains(r))
@@ -384,5 +408,33 @@ mod tests {
         assert_eq!(from_exit_code(0), Status::Success);
         assert_eq!(from_exit_code(-1), Status::Interrupted);
         assert_eq!(from_exit_code(2), Status::Failure);
+    }
+
+    #[test]
+    fn a_codex_sandbox_exit_is_a_refusal_only_when_the_output_shows_one() {
+        let exit = |rest: &str| {
+            format!(
+                "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: , stderr: {rest}"
+            )
+        };
+        // The program's own failures, worded as a sandbox exit by Codex 0.34.
+        assert!(!is_refusal(&exit("bash: line 1: dist: command not found")));
+        assert!(!is_refusal(&exit(
+            "Failed to find expected lines in src/a.py"
+        )));
+        assert!(!is_refusal(&exit("")));
+        // The sandbox refusing a write or a syscall.
+        assert!(is_refusal(&exit(
+            "touch: cannot touch '/etc/x': Permission denied"
+        )));
+        assert!(is_refusal(&exit(
+            "mkdir: cannot create directory 'x': Read-only file system"
+        )));
+        assert!(is_refusal(&exit("git: fatal: Operation not permitted")));
+        assert!(is_refusal(&exit(
+            "Error: EACCES: permission denied, open 'x'"
+        )));
+        // Other sandbox wordings stay refusals.
+        assert!(is_refusal("blocked by the sandbox: network access"));
     }
 }
