@@ -205,7 +205,7 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     if floor != tier::MIN_ATTEMPTS {
         meta.insert("min_attempts".into(), json!(floor));
     }
-    if d.proposal.kind == "over-size" {
+    if d.proposal.threshold_learned() {
         meta.insert("threshold_learned".into(), json!(true));
     }
     meta.insert("fail_rate".into(), json!(d.rate.map(round4)));

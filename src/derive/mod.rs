@@ -350,7 +350,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             (Tier::Unknown, None, None)
         } else {
             let (t, r) = b.tier_with(attempt_floor(&derivation.options, &proposal));
-            let t = if proposal.kind == "over-size" {
+            let t = if proposal.threshold_learned() {
                 crate::rules::tier::at_most_probabilistic(t)
             } else {
                 t

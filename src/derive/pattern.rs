@@ -46,6 +46,9 @@ pub(crate) struct Proposal {
     pub when: Option<serde_json::Value>,
 }
 
+/// The kind of a proposal conditioned on a learned file-size threshold.
+const OVER_SIZE: &str = "over-size";
+
 impl Proposal {
     /// This program's proposal, firing only while `program` is not on `PATH`: its failures
     /// said the shell could not find it. The rule then fires in the sessions and on the
@@ -61,9 +64,15 @@ impl Proposal {
         self
     }
 
+    /// Is its condition a threshold derive learned (a lower bound: calls between it and the
+    /// real limit may succeed, so the tier is at most `probabilistic`)?
+    pub(crate) fn threshold_learned(&self) -> bool {
+        self.kind == OVER_SIZE
+    }
+
     /// (See [`Proposal::program_absent`] for the other learned condition.)
     pub(crate) fn over_size(mut self, bytes: u64) -> Self {
-        self.kind = "over-size";
+        self.kind = OVER_SIZE;
         self.when = Some(serde_json::json!({
             "file_larger_than": {"field": "file_path", "bytes": bytes}
         }));
