@@ -712,3 +712,51 @@ fn no_store_is_an_input_error_that_says_what_to_do() {
         stderr(&out)
     );
 }
+
+#[test]
+fn rules_that_fire_on_the_same_failures_are_one_candidate() {
+    let env = Env::new();
+    let mut rows = Vec::new();
+    // Two signatures of one tool: each cluster proposes the same tool-wide rule, which as
+    // enforced fires on both clusters' failures. One lesson, one candidate.
+    for i in 0..6 {
+        rows.push(Row::tool("WebFetch", "failure", "HTTP 500 Internal", i * 5));
+        rows.push(Row::tool(
+            "WebFetch",
+            "failure",
+            "socket hang up",
+            i * 5 + 1,
+        ));
+    }
+    rows.extend((0..20).map(|i| Row::tool("WebFetch", "success", "", 40 + i)));
+    // Two programs failing on their own: two lessons.
+    for i in 0..6 {
+        rows.push(Row::bash(
+            "failure",
+            "make deploy",
+            "make: *** No rule to make target 'deploy'.  Stop.",
+            i * 5 + 2,
+        ));
+        rows.push(Row::bash(
+            "failure",
+            "terraform plan",
+            "Error: No valid credential sources found",
+            i * 5 + 3,
+        ));
+    }
+    rows.extend((0..6).map(|i| Row::bash("success", "make build", "", 70 + i)));
+    insert(&env, &rows);
+    let doc = derive_json(&env, &[]);
+    let web: Vec<&Value> = rules(&doc)
+        .iter()
+        .filter(|r| r["tool"] == "WebFetch")
+        .collect();
+    assert_eq!(web.len(), 1, "{doc:#}");
+    let m = &web[0]["meta"];
+    assert_eq!(m["cluster_fail_count"], 12, "{m:#}");
+    assert_eq!(m["clusters"].as_array().map(Vec::len), Some(2), "{m:#}");
+    assert_eq!(by_shape(&doc, "make deploy").len(), 1, "{doc:#}");
+    assert_eq!(by_shape(&doc, "terraform").len(), 1, "{doc:#}");
+    // No two candidates share a failure they fire on.
+    assert_eq!(rules(&doc).len(), 3, "{doc:#}");
+}

@@ -33,6 +33,7 @@ mod environment;
 mod explain;
 mod fields;
 mod finding;
+mod overlap;
 mod pattern;
 mod render;
 mod reviewed;
@@ -321,7 +322,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .collect();
     // The guard's replay, conditions included (candidates carry none yet).
     let history = backtest::History::new(conn, &scan.session_ids);
-    let backtests = backtest::backtests_in(&targets, &scan.calls, &history);
+    let matches = backtest::run_in(&targets, &scan.calls, &history);
     let environment = environment::findings(conn, &options.window)?;
     let store_span = if scan.settled == 0 && failures.is_empty() {
         environment::store_span(conn)?
@@ -345,7 +346,14 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         store_span,
         no_denominator,
     };
-    for (((idx, proposal, contrast), b), rule) in folded.into_iter().zip(backtests).zip(&rules) {
+    // Rules-to-be, with what each fired on: merged below, one candidate per lesson.
+    let mut lessons: Vec<(Derived, usize, overlap::Fired)> = Vec::new();
+    for (ri, ((idx, proposal, contrast), m)) in folded.into_iter().zip(matches).enumerate() {
+        let b = Backtest {
+            errors: m.errors,
+            unreplayed: m.unreplayed.values().sum(),
+            ..backtest::summarize(&derivation.scan.calls, &m.calls)
+        };
         let (tier, rate, attempts) = if derivation.no_denominator {
             (Tier::Unknown, None, None)
         } else {
@@ -367,6 +375,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             attempts,
             rule: serde_json::Value::Null,
         };
+        let rule = &rules[ri];
         d.rule = candidates::candidate(&derivation, &d, rule);
         if !derivation.no_denominator && d.backtest.failures == 0 {
             // A pattern that matches none of its own failures proposes nothing.
@@ -378,9 +387,32 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             continue;
         }
         let verdict = verdict(&derivation, &d, rule);
-        if verdict != FindingKind::Rule {
+        if verdict == FindingKind::Rule {
+            let fired = overlap::Fired::of(&m.calls, |i| derivation.scan.calls[i].failed);
+            lessons.push((d, ri, fired));
+        } else {
             derivation.not_rules.push((d, verdict));
-        } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
+        }
+    }
+    // One candidate per lesson: a rule that fires on the same failures as a stronger one is
+    // folded into it, its clusters kept as the stronger one's evidence (see `overlap`).
+    let fired: Vec<overlap::Fired> = lessons.iter().map(|(_, _, f)| f.clone()).collect();
+    let absorbers = overlap::absorbers(&fired);
+    let mut more: Vec<Vec<usize>> = vec![Vec::new(); lessons.len()];
+    for (i, into) in absorbers.iter().enumerate() {
+        if let Some(k) = into {
+            more[*k].extend(lessons[i].0.clusters.iter().copied());
+        }
+    }
+    for (((mut d, ri, _), into), more) in lessons.into_iter().zip(absorbers).zip(more) {
+        if into.is_some() {
+            continue;
+        }
+        if !more.is_empty() {
+            d.clusters.extend(more);
+            d.rule = candidates::candidate(&derivation, &d, &rules[ri]);
+        }
+        if d.tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
             derivation.withheld.push(d);
         } else {
             derivation.candidates.push(d);
