@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::cli::PruneArgs;
 use crate::config::Home;
-use crate::rules::backtest::{Backtest, load_calls, matching, summarize};
+use crate::rules::backtest::{Backtest, History, Scan, load_scan, matching_in, summarize};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{Action, RuleSet};
 use crate::window::{Window, iso};
@@ -173,14 +173,17 @@ pub(crate) fn build(
     now: DateTime<Utc>,
 ) -> Result<Report> {
     let window = Window::last_days(days, now.timestamp_millis());
-    let (firings, calls) = match conn {
+    let (firings, stored) = match conn {
         Some(c) => (
             firings::read(c, window.since_ms)?,
-            load_calls(c, None, None)?,
+            load_scan(c, None, None)?,
         ),
-        None => (Firings::default(), Vec::new()),
+        None => (Firings::default(), Scan::default()),
     };
-    let span = Span::of(&calls);
+    // Conditioned rules are replayed with their conditions, answered from the store.
+    let history = conn.map_or_else(History::none, |c| History::new(c, &stored.session_ids));
+    let calls = &stored.calls;
+    let span = Span::of(calls);
     let first_in_window = calls.partition_point(|c| c.started_ms < window.since_ms);
     // A promoted candidate may still be listed in candidates.json: the first declaration wins.
     let mut seen = HashSet::new();
@@ -189,7 +192,7 @@ pub(crate) fn build(
         .filter(|(_, r)| seen.insert(r.id.as_str()))
         .collect();
     let only_rules: Vec<&crate::rules::Rule> = active.iter().map(|(_, r)| *r).collect();
-    let matched_all = matching(&only_rules, &calls);
+    let matched_all = matching_in(&only_rules, calls, &history);
     let mut out = Vec::new();
     for ((layer, rule), idx) in active.into_iter().zip(&matched_all) {
         let tally = firings.by_rule.get(&rule.id);
@@ -199,12 +202,12 @@ pub(crate) fn build(
             .filter(|&&i| i >= first_in_window)
             .copied()
             .collect();
-        let matched = summarize(&calls, &in_window);
+        let matched = summarize(calls, &in_window);
         let followed = match (conn, tally) {
             (Some(c), Some(t)) => followed(c, t)?,
             _ => Followed::default(),
         };
-        let effect = span.and_then(|s| effect::measure(rule, &calls, idx, s));
+        let effect = span.and_then(|s| effect::measure(rule, calls, idx, s));
         let tier = measured_or_meta_tier(&matched, rule.tier());
         let action = layer.effective_action(rule);
         let j = verdict::classify(&Facts {

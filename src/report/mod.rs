@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::cli::ReportArgs;
 use crate::config::Home;
 use crate::prune::effect::{self, Effect, Span};
-use crate::rules::backtest::{load_calls, matching};
+use crate::rules::backtest::{History, Scan, load_scan, matching_in};
 use crate::rules::layers::{LayerKind, LayerPaths};
 use crate::rules::{Action, RuleSet};
 use crate::window::{DAY_MS, Window, iso};
@@ -219,14 +219,17 @@ fn fitted_end(last_call: i64, promotion: Option<i64>, now: i64) -> i64 {
 /// Build the report over `period`.
 pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
     let (s, u) = (period.since_ms, period.until_ms);
-    let (totals, funnel, calls) = match conn {
+    let (totals, funnel, stored) = match conn {
         Some(c) => (
             totals(c, s, u)?,
             Some(funnel::replay(c, period, funnel::Settings::default())?),
-            load_calls(c, Some(s), Some(u))?,
+            load_scan(c, Some(s), Some(u))?,
         ),
-        None => (Totals::default(), None, Vec::new()),
+        None => (Totals::default(), None, Scan::default()),
     };
+    // Conditioned rules are replayed with their conditions, answered from the store.
+    let history = conn.map_or_else(History::none, |c| History::new(c, &stored.session_ids));
+    let calls = &stored.calls;
     let (failures, candidates) = match conn {
         Some(c) => (
             evidence::recurring_failures(c, period)?,
@@ -236,7 +239,7 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
     };
     // From the first recorded call to the end of the period: a rule promoted after the last
     // call (today, say) is inside it, with nothing recorded after yet.
-    let span = Span::of(&calls).map(|sp| Span {
+    let span = Span::of(calls).map(|sp| Span {
         start_ms: sp.start_ms,
         end_ms: sp.end_ms.max(u - 1),
     });
@@ -249,7 +252,7 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         })
         .collect();
     let only_rules: Vec<&crate::rules::Rule> = chosen.iter().map(|(_, r)| *r).collect();
-    let matched = matching(&only_rules, &calls);
+    let matched = matching_in(&only_rules, calls, &history);
     for ((layer, rule), idx) in chosen.into_iter().zip(&matched) {
         let Some(date) = rule.promoted() else {
             continue;
@@ -260,10 +263,10 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         } else {
             promoted.authored += 1;
         }
-        let effect = span.and_then(|sp| effect::measure(rule, &calls, idx, sp));
+        let effect = span.and_then(|sp| effect::measure(rule, calls, idx, sp));
         let series = date
             .and_hms_opt(0, 0, 0)
-            .map(|t| evidence::series(&calls, idx, t.and_utc().timestamp_millis(), period))
+            .map(|t| evidence::series(calls, idx, t.and_utc().timestamp_millis(), period))
             .unwrap_or_default();
         rows.push(EffectRow {
             id: rule.id.clone(),

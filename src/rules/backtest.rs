@@ -226,17 +226,18 @@ pub(crate) fn scan(
 }
 
 /// Every settled call that started in `[from_ms, until_ms)` (either end open when `None`),
-/// oldest first.
-pub(crate) fn load_calls(
+/// oldest first, with the session ids their `session` indices point into, so a [`History`]
+/// can answer the conditions of the rules replayed over them.
+pub(crate) fn load_scan(
     conn: &Connection,
     from_ms: Option<i64>,
     until_ms: Option<i64>,
-) -> Result<Vec<StoredCall>> {
+) -> Result<Scan> {
     let window = Window {
         since_ms: from_ms.unwrap_or(i64::MIN),
         until_ms: until_ms.unwrap_or(i64::MAX),
     };
-    Ok(scan(conn, Some(&window), |_, _, _| true)?.calls)
+    scan(conn, Some(&window), |_, _, _| true)
 }
 
 /// Does `[since, until)` hold more than a third of the store? (Then a table scan beats the
@@ -393,6 +394,24 @@ pub(crate) fn run_in(
     out
 }
 
+/// For each rule, the indices of the calls it fires on, conditions answered from `history`
+/// ([`run_in`]; a call whose conditions history cannot answer is not counted).
+#[must_use]
+pub(crate) fn matching_in(
+    rules: &[&Rule],
+    calls: &[StoredCall],
+    history: &History<'_>,
+) -> Vec<Vec<usize>> {
+    let targets: Vec<Target<'_>> = rules
+        .iter()
+        .map(|&rule| Target { rule, tag: None })
+        .collect();
+    run_in(&targets, calls, history)
+        .into_iter()
+        .map(|m| m.calls)
+        .collect()
+}
+
 /// For each rule, the indices of the calls it fires on.
 #[must_use]
 pub(crate) fn matching(rules: &[&Rule], calls: &[StoredCall]) -> Vec<Vec<usize>> {
@@ -517,6 +536,7 @@ pub(crate) fn summarize(calls: &[StoredCall], idx: &[usize]) -> Backtest {
 }
 
 /// Run every target over `calls` (without history) and summarise each.
+#[cfg(test)]
 #[must_use]
 pub(crate) fn backtests(targets: &[Target<'_>], calls: &[StoredCall]) -> Vec<Backtest> {
     backtests_in(targets, calls, &History::none())
@@ -541,6 +561,7 @@ pub(crate) fn backtests_in(
 }
 
 /// Run `rule` over `calls`.
+#[cfg(test)]
 #[must_use]
 pub(crate) fn backtest(rule: &Rule, calls: &[StoredCall]) -> Backtest {
     backtests(&[Target { rule, tag: None }], calls).remove(0)

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use chrono::{NaiveDate, Utc};
 use serde_json::{Map, Value, json};
 
-use super::backtest::{Backtest, backtest, load_calls, probe, round4};
+use super::backtest::{Backtest, History, Target, backtests_in, load_scan, probe, round4};
 use super::check::{check_text, within_ceiling};
 use super::tier::{self, Tier};
 use super::{Action, RULE_KEYS};
@@ -115,7 +115,7 @@ pub(crate) fn run(home: &Home, args: &Promotion) -> Result<Exit> {
     };
     let window = candidate_window(&doc, &meta);
     let evidence = if repatterned {
-        rebacktest(home, &rule, window)?
+        rebacktest(home, &rule, &meta, window)?
     } else {
         recorded_evidence(&meta, window)
     };
@@ -259,21 +259,41 @@ fn recorded_evidence(meta: &Map<String, Value>, window: Span) -> Evidence {
     }
 }
 
-/// Re-run the backtest of the edited rule over the window's recorded calls.
-fn rebacktest(home: &Home, rule: &Map<String, Value>, window: Span) -> Result<Evidence> {
+/// Re-run the backtest of the edited rule over the window's recorded calls, graded as
+/// `guard check` grades the stamped rule: with the attempt floor and the learned-threshold
+/// cap `meta` carries, and the spread of the failures the new pattern matches.
+fn rebacktest(
+    home: &Home,
+    rule: &Map<String, Value>,
+    meta: &Map<String, Value>,
+    window: Span,
+) -> Result<Evidence> {
     // The edited rule, parsed and compiled exactly as the guard will parse it.
     let parsed = probe(rule, "promoted rule")?;
-    let calls = match crate::store::open_existing(&home.db_path())? {
-        Some(conn) => load_calls(&conn, window.0, window.1)?,
-        None => Vec::new(),
+    let target = [Target {
+        rule: &parsed,
+        tag: None,
+    }];
+    // The guard's replay, conditions included, answered from the store.
+    let b = match crate::store::open_existing(&home.db_path())? {
+        Some(conn) => {
+            let scan = load_scan(&conn, window.0, window.1)?;
+            let history = History::new(&conn, &scan.session_ids);
+            backtests_in(&target, &scan.calls, &history).swap_remove(0)
+        }
+        None => Backtest::default(),
     };
-    let b = backtest(&parsed, &calls);
     if b.matched == 0 {
         eprintln!(
             "callus: note: the new pattern matches no recorded call in the candidate's window; its evidence is unknown (ceiling nudge)"
         );
     }
-    let (tier, rate) = b.tier();
+    let mut graded = meta.clone();
+    graded.insert("attempt_count".into(), json!(b.matched));
+    graded.insert("fail_count".into(), json!(b.failures));
+    graded.insert("failure_sessions".into(), json!(b.sessions));
+    graded.insert("failure_days".into(), json!(b.days));
+    let (tier, rate) = tier::from_evidence(&graded).unwrap_or_else(|| b.tier());
     Ok(Evidence {
         tier,
         rate,
@@ -295,6 +315,11 @@ fn stamp(meta: &mut Map<String, Value>, ev: &Evidence, today: NaiveDate) {
     meta.insert("attempt_count".into(), json!(ev.attempts));
     meta.insert("fail_count".into(), json!(ev.failures));
     meta.insert("fail_rate".into(), json!(rate));
+    if let Some(b) = &ev.backtest {
+        // The spread the new tier was capped by, so `guard check` grades it the same way.
+        meta.insert("failure_sessions".into(), json!(b.sessions));
+        meta.insert("failure_days".into(), json!(b.days));
+    }
     meta.insert(
         "promoted".into(),
         json!(today.format("%Y-%m-%d").to_string()),

@@ -441,4 +441,48 @@ fn a_program_missing_in_some_sessions_is_conditioned_on_path() {
         "{m:#}"
     );
     assert_eq!(m["min_attempts"], 3);
+    // Re-patterned at promotion, the rule is backtested again as the guard would enforce
+    // it: its condition answered from the store, so the sessions where gh ran are spared.
+    let id = c["id"].as_str().unwrap().to_string();
+    let o = promote(
+        &env,
+        &id,
+        &["--action", "monitor", "--pattern", r"^gh\s+pr\b"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("matches no recorded call"),
+        "{}",
+        stderr(&o)
+    );
+    let rules: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.repo_path().join(".callus/rules.json")).unwrap(),
+    )
+    .unwrap();
+    let promoted = &rules["rules"][0]["meta"];
+    assert_eq!(
+        (
+            promoted["attempt_count"].as_u64(),
+            promoted["fail_count"].as_u64()
+        ),
+        (Some(4), Some(4)),
+        "{promoted:#}"
+    );
+    // Prune replays it the same way: it fired on the 4 failures, never on the successes.
+    let o = env.run(&["guard", "prune", "--days", "365", "--json"], b"");
+    let report = crate::common::json(&o);
+    let row = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(
+        (
+            row["matched"]["matched"].as_u64(),
+            row["matched"]["failures"].as_u64()
+        ),
+        (Some(4), Some(4)),
+        "{row:#}"
+    );
 }
