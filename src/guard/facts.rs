@@ -9,7 +9,7 @@
 //! answered (no store, a busy store, a `stat` error other than "not found") is unknown, and
 //! the guard then fires the rule.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,8 @@ pub(crate) struct Live<'a> {
     env: &'a dyn Fn(&str) -> Option<OsString>,
     conn: OnceCell<Option<Connection>>,
     session: OnceCell<Option<[Option<String>; 3]>>,
+    /// Programs already looked up on `PATH` for this call (several rules may ask).
+    on_path: RefCell<Vec<(String, bool)>>,
 }
 
 /// The process's environment.
@@ -52,6 +54,7 @@ impl<'a> Live<'a> {
             env,
             conn: OnceCell::new(),
             session: OnceCell::new(),
+            on_path: RefCell::new(Vec::new()),
         }
     }
 
@@ -95,6 +98,26 @@ impl<'a> Live<'a> {
             .or_else(|| std::env::current_dir().ok());
         PathBuf::from(condition::resolve(cwd.as_deref().and_then(Path::to_str), p))
     }
+
+    /// Is an executable `name` in a directory of `PATH` (with `PATHEXT` on Windows)?
+    fn search_path(&self, name: &str) -> bool {
+        let path = (self.env)("PATH").unwrap_or_default();
+        let exts: Vec<String> = if cfg!(windows) {
+            (self.env)("PATHEXT").map_or_else(
+                || vec![".exe".into(), ".cmd".into(), ".bat".into()],
+                |e| e.to_string_lossy().split(';').map(str::to_string).collect(),
+            )
+        } else {
+            Vec::new()
+        };
+        std::env::split_paths(&path).any(|dir| {
+            !dir.as_os_str().is_empty()
+                && (is_executable(&dir.join(name))
+                    || exts
+                        .iter()
+                        .any(|e| is_executable(&dir.join(format!("{name}{e}")))))
+        })
+    }
 }
 
 impl Facts for Live<'_> {
@@ -113,22 +136,12 @@ impl Facts for Live<'_> {
     }
 
     fn program_on_path(&self, name: &str) -> Option<bool> {
-        let path = (self.env)("PATH").unwrap_or_default();
-        let exts: Vec<String> = if cfg!(windows) {
-            (self.env)("PATHEXT").map_or_else(
-                || vec![".exe".into(), ".cmd".into(), ".bat".into()],
-                |e| e.to_string_lossy().split(';').map(str::to_string).collect(),
-            )
-        } else {
-            Vec::new()
-        };
-        Some(std::env::split_paths(&path).any(|dir| {
-            !dir.as_os_str().is_empty()
-                && (is_executable(&dir.join(name))
-                    || exts
-                        .iter()
-                        .any(|e| is_executable(&dir.join(format!("{name}{e}")))))
-        }))
+        if let Some(&(_, found)) = self.on_path.borrow().iter().find(|(n, _)| n == name) {
+            return Some(found);
+        }
+        let found = self.search_path(name);
+        self.on_path.borrow_mut().push((name.to_string(), found));
+        Some(found)
     }
 
     fn stat(&self, p: &str) -> Stat {
@@ -285,5 +298,25 @@ mod tests {
             Some("pwsh")
         );
         assert_eq!(condition::shell_name("/"), None);
+    }
+
+    #[test]
+    fn each_program_is_looked_up_once_per_call() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::at(tmp.path());
+        let asked = std::cell::Cell::new(0);
+        let env = |k: &str| {
+            if k == "PATH" {
+                asked.set(asked.get() + 1);
+            }
+            None
+        };
+        let live = Live::new(&home, "claude-code", "s", None, &env);
+        for _ in 0..3 {
+            assert_eq!(live.program_on_path("git"), Some(false));
+        }
+        assert_eq!(asked.get(), 1, "one search for git");
+        assert_eq!(live.program_on_path("cargo"), Some(false));
+        assert_eq!(asked.get(), 2, "another program is searched for");
     }
 }
