@@ -28,6 +28,7 @@ mod calls;
 mod candidates;
 mod cluster;
 mod command;
+mod context;
 mod contrast;
 mod environment;
 mod explain;
@@ -297,32 +298,53 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             None => folded.push((vec![i], p, k)),
         }
     }
-    let skeletons: Vec<serde_json::Map<String, serde_json::Value>> = folded
+    let mut rules = folded
         .iter()
-        .map(|(idx, p, _)| candidates::skeleton(&clusters[idx[0]], p))
-        .collect();
-    let rules = skeletons
-        .iter()
-        .map(|s| backtest::probe(s, "derived candidate"))
+        .map(|(idx, p, _)| {
+            backtest::probe(
+                &candidates::skeleton(&clusters[idx[0]], p),
+                "derived candidate",
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
     // Every pattern derive writes requires its literal in what it matches, and the scan tagged
     // each Bash call with the literals its text holds: a candidate is only tried on calls
     // carrying its literal (see `meta.backtest.scope`).
-    let targets: Vec<Target<'_>> = folded
+    let tags: Vec<Option<u32>> = folded
         .iter()
-        .zip(&rules)
-        .map(|((_, p, _), rule)| Target {
-            rule,
-            tag: p
-                .literal
+        .map(|(_, p, _)| {
+            p.literal
                 .as_ref()
                 .and_then(|l| literals.iter().position(|x| x == l))
-                .map(|p| p as u32),
+                .map(|p| p as u32)
         })
         .collect();
-    // The guard's replay, conditions included (candidates carry none yet).
+    // The guard's replay, conditions included.
     let history = backtest::History::new(conn, &scan.session_ids);
-    let matches = backtest::run_in(&targets, &scan.calls, &history);
+    let all: Vec<usize> = (0..folded.len()).collect();
+    let mut matches = backtest::run_in(&targets_of(&rules, &tags, &all), &scan.calls, &history);
+    // A rule that also fires on successes is conditioned on the session context its failures
+    // share and its successes do not (see `context`), then replayed again.
+    let mut learned = Vec::new();
+    for (i, m) in matches.iter().enumerate() {
+        let (idx, p, _) = &mut folded[i];
+        if p.when.is_none()
+            && let Some(sep) = context::learn(&m.calls, &scan.calls, &history)
+            && context::condition(p, &sep)
+        {
+            rules[i] = backtest::probe(
+                &candidates::skeleton(&clusters[idx[0]], p),
+                "derived candidate",
+            )?;
+            learned.push(i);
+        }
+    }
+    if !learned.is_empty() {
+        let again = backtest::run_in(&targets_of(&rules, &tags, &learned), &scan.calls, &history);
+        for (i, m) in learned.into_iter().zip(again) {
+            matches[i] = m;
+        }
+    }
     let environment = environment::findings(conn, &options.window)?;
     let store_span = if scan.settled == 0 && failures.is_empty() {
         environment::store_span(conn)?
@@ -431,6 +453,20 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     let found = environment::from_clusters(&derivation);
     derivation.environment.extend(found);
     Ok(derivation)
+}
+
+/// The replay targets of the rules `only` (indices into `rules` and `tags`).
+fn targets_of<'r>(
+    rules: &'r [crate::rules::Rule],
+    tags: &[Option<u32>],
+    only: &[usize],
+) -> Vec<Target<'r>> {
+    only.iter()
+        .map(|&i| Target {
+            rule: &rules[i],
+            tag: tags[i],
+        })
+        .collect()
 }
 
 /// Do at least two, and at least half, of a program cluster's failures say the shell could

@@ -486,3 +486,107 @@ fn a_program_missing_in_some_sessions_is_conditioned_on_path() {
         "{row:#}"
     );
 }
+
+/// One Codex rollout (old `shell` tool, argv arrays) of session `n` in `sandbox`, on July
+/// `day` 2026: `npm install` `times` times, failing with `error` (exit 1) or succeeding.
+fn rollout(
+    dir: &std::path::Path,
+    n: u32,
+    sandbox: &str,
+    day: u32,
+    times: u32,
+    error: Option<&str>,
+) {
+    let id = format!("0199b000-0000-7000-8000-{n:012}");
+    let ts = |s: u32| format!("2026-07-{day:02}T10:{:02}:{:02}.000Z", s / 60, s % 60);
+    let mut lines = vec![
+        serde_json::json!({"timestamp": ts(0), "type": "session_meta", "payload": {
+            "id": id, "timestamp": ts(0), "cwd": "/home/dev/app",
+            "originator": "codex_cli_rs", "cli_version": "0.41.0"}}),
+        serde_json::json!({"timestamp": ts(1), "type": "turn_context", "payload": {
+            "cwd": "/home/dev/app", "approval_policy": "on-request",
+            "sandbox_policy": {"mode": sandbox}, "model": "gpt-5-codex"}}),
+    ];
+    for i in 0..times {
+        let call = format!("call_{n}_{i}");
+        lines.push(serde_json::json!({"timestamp": ts(10 + i * 10), "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell", "call_id": call,
+                "arguments": serde_json::json!({"command": ["bash", "-lc", "npm install --no-audit"],
+                    "workdir": "/home/dev/app"}).to_string()}}));
+        let (text, code) = error.map_or(("added 12 packages\n", 0), |e| (e, 1));
+        lines.push(
+            serde_json::json!({"timestamp": ts(15 + i * 10), "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": call,
+                "output": serde_json::json!({"output": text,
+                    "metadata": {"exit_code": code, "duration_seconds": 1.0}}).to_string()}}),
+        );
+    }
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(
+        dir.join(format!("rollout-2026-07-{day:02}T10-00-00-{id}.jsonl")),
+        text.join("\n") + "\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_command_failing_only_in_one_sandbox_is_conditioned_on_it() {
+    let env = Env::new();
+    let dir = env.repo_path().join("rollouts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let erofs = "npm ERR! code EROFS\nnpm ERR! syscall mkdir\nnpm ERR! path /home/dev/.npm/_cacache\nnpm ERR! errno -30";
+    for (n, day) in [(1, 1), (2, 2), (3, 3)] {
+        rollout(&dir, n, "read-only", day, 2, Some(erofs));
+    }
+    for (n, day) in [(4, 2), (5, 4)] {
+        rollout(&dir, n, "workspace-write", day, 4, None);
+    }
+    let out = env.run(&["record", "import", dir.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(derive(&env, &[]).status.success());
+    let doc = candidates(&env);
+    let c = by_shape(&doc, "npm install");
+    // Unconditioned, the rule fired on 6 failures and 8 successes; the failures' sessions
+    // all ran read-only, the successes' none did.
+    assert_eq!(
+        c["when"]["sandbox"],
+        serde_json::json!(["read-only"]),
+        "{c:#}"
+    );
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (
+            b["matched"].as_u64(),
+            b["failures"].as_u64(),
+            b["crossfire"].as_u64()
+        ),
+        (Some(6), Some(6), Some(0)),
+        "{c:#}"
+    );
+    // guard check --history replays it the same way.
+    let path = env.home_path().join("candidates.json");
+    let o = env.run(
+        &[
+            "guard",
+            "check",
+            path.to_str().unwrap(),
+            "--history",
+            "2026-07-01",
+            "--json",
+        ],
+        b"",
+    );
+    let replay = crate::common::json(&o);
+    let row = replay["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == c["id"])
+        .unwrap_or_else(|| panic!("{replay:#}"));
+    assert_eq!(row["conditions"], serde_json::json!(["sandbox"]), "{row:#}");
+    assert_eq!(
+        (row["fired"].as_u64(), row["succeeded"].as_u64()),
+        (Some(6), Some(0)),
+        "{row:#}"
+    );
+}
