@@ -14,12 +14,13 @@
 //! fires on; it never drops a failure (every failure's value is among the learned values);
 //! it never names a value no failure had.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
+use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use super::pattern::Proposal;
-use crate::rules::backtest::{History, StoredCall};
+use crate::rules::backtest::StoredCall;
 use crate::rules::condition::Key;
 
 /// Fewest successes a rule must fire on before a context condition is worth learning.
@@ -62,11 +63,9 @@ impl Separation {
 }
 
 /// The context condition that separates `seen`'s failures from its successes, if one does.
+/// `seen` holds at least one failure and [`MIN_SUCCESSES`] successes (see [`learn`]).
 pub(crate) fn separating(seen: &[Seen]) -> Option<Separation> {
     let successes = seen.iter().filter(|s| !s.failed).count();
-    if successes < MIN_SUCCESSES || !seen.iter().any(|s| s.failed) {
-        return None;
-    }
     let mut best: Option<Separation> = None;
     for (k, &(_, key)) in KEYS.iter().enumerate() {
         let mut values = BTreeSet::new();
@@ -103,34 +102,59 @@ pub(crate) fn separating(seen: &[Seen]) -> Option<Separation> {
     best
 }
 
-/// The separation among the calls `fired` (indices into `calls`) a rule fires on, their
-/// sessions' context read from `history`.
+/// The separation among the calls `fired` (indices into `calls`) a rule fires on, if it
+/// fires on at least one failure and [`MIN_SUCCESSES`] successes; each call's session
+/// context is read from the store's `sessions` row (`session_ids` resolves a call's
+/// session index), once per session.
 pub(crate) fn learn(
     fired: &[usize],
     calls: &[StoredCall],
-    history: &History<'_>,
+    conn: &Connection,
+    session_ids: &[String],
 ) -> Option<Separation> {
     let failures = fired.iter().filter(|&&i| calls[i].failed).count();
     if failures == 0 || fired.len() - failures < MIN_SUCCESSES {
         return None;
     }
+    let mut sessions: HashMap<u32, [Option<String>; KEYS.len()]> = HashMap::new();
     let seen: Vec<Seen> = fired
         .iter()
         .map(|&i| {
             let call = &calls[i];
-            let facts = history.facts(&call.id, call.session, call.started_ms);
+            let context = call.session.map_or_else(Default::default, |s| {
+                sessions
+                    .entry(s)
+                    .or_insert_with(|| {
+                        session_ids
+                            .get(s as usize)
+                            .map(|id| context_of(conn, id))
+                            .unwrap_or_default()
+                    })
+                    .clone()
+            });
             Seen {
                 failed: call.failed,
-                context: KEYS.map(|(key, _)| {
-                    facts
-                        .context(key)
-                        .map(|v| v.trim().to_ascii_lowercase())
-                        .filter(|v| !v.is_empty())
-                }),
+                context,
             }
         })
         .collect();
     separating(&seen)
+}
+
+/// A session's sandbox, originator, shell, OS and host ([`KEYS`] order), lowercase; empty
+/// or unreadable values are unknown.
+fn context_of(conn: &Connection, id: &str) -> [Option<String>; KEYS.len()] {
+    let row = conn
+        .query_row(
+            "SELECT sandbox, originator, shell, os, host FROM sessions WHERE id = ?1",
+            [id],
+            |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?]),
+        )
+        .unwrap_or_default();
+    row.map(|v: Option<String>| {
+        v.map(|v| v.trim().to_ascii_lowercase())
+            .filter(|v| !v.is_empty())
+    })
 }
 
 /// Add the separation to `p`'s conditions, if the guard would accept it (an OS or host a
@@ -214,15 +238,6 @@ mod tests {
     }
 
     #[test]
-    fn too_few_successes_or_no_failure_learns_nothing() {
-        let calls = vec![seen(true, Some("ro"), None), seen(false, Some("rw"), None)];
-        assert_eq!(separating(&calls), None, "one success is not a contrast");
-        let calls = vec![seen(false, Some("ro"), None), seen(false, Some("rw"), None)];
-        assert_eq!(separating(&calls), None);
-        assert_eq!(separating(&[]), None);
-    }
-
-    #[test]
     fn every_failure_value_is_kept_and_the_key_sparing_most_wins() {
         let calls = vec![
             seen(true, Some("ro"), Some("pwsh")),
@@ -254,5 +269,106 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(got.values, ["ro", "rw"], "sorted, all of the failures'");
+        // Both keys separate; the later one spares more and wins over the earlier.
+        let mut calls = vec![seen(true, Some("ro"), Some("pwsh"))];
+        calls.push(seen(false, Some("ro"), Some("bash")));
+        calls.extend((0..4).map(|_| seen(false, Some("rw"), Some("bash"))));
+        let got = separating(&calls).unwrap();
+        assert_eq!((got.key, got.spared), ("shell", 5));
+    }
+
+    /// Sessions: `ro` (read-only, pwsh, an empty originator) and `rw` (workspace-write,
+    /// bash); calls 0-1 fail in `ro`, 2-4 succeed in `rw`, 5 succeeds in `ro`.
+    fn history() -> rusqlite::Connection {
+        let conn = crate::store::open_in_memory().unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, shell, sandbox, originator) VALUES
+                 ('ro', 'codex', 'import', 'pwsh', 'Read-Only', ''),
+                 ('rw', 'codex', 'import', 'bash', 'workspace-write', 'x');",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn calls() -> Vec<StoredCall> {
+        let at = |failed, session| StoredCall {
+            session: Some(session),
+            ..StoredCall::new("Bash", "npm install", failed, 1)
+        };
+        vec![
+            at(true, 0),
+            at(true, 0),
+            at(false, 1),
+            at(false, 1),
+            at(false, 1),
+            at(false, 0),
+        ]
+    }
+
+    #[test]
+    fn learn_reads_each_calls_session_context_lowercase_and_skips_empty_values() {
+        let conn = history();
+        let ids = vec!["ro".to_string(), "rw".to_string()];
+        let calls = calls();
+        let learn = |fired: &[usize]| learn(fired, &calls, &conn, &ids);
+        // Failures 0-1, successes 2-4: the sandbox (lowercased) separates; the empty
+        // originator is unknown, so the originator is not learnable.
+        let got = learn(&[0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(
+            (got.key, got.values.as_slice()),
+            ("sandbox", &["read-only".to_string()][..])
+        );
+        assert_eq!(got.spared, 3);
+        // One success only: nothing to spare.
+        assert_eq!(learn(&[0, 1, 2]), None);
+        assert_eq!(learn(&[0, 2]), None);
+        // Two successes: enough.
+        assert!(learn(&[0, 2, 3]).is_some());
+        // No failure: nothing to learn (the successes' sandbox would be learned from
+        // nothing).
+        assert_eq!(learn(&[2, 3, 4]), None);
+        // A success in the failures' session among 4: over a fifth kept, nothing learned.
+        assert_eq!(learn(&[0, 1, 2, 3, 4, 5]), None);
+        // Sessions the store does not know: nothing is known.
+        let unknown = vec!["gone".to_string(), "also-gone".to_string()];
+        assert_eq!(
+            super::learn(&[0, 1, 2, 3, 4], &calls, &conn, &unknown),
+            None
+        );
+    }
+
+    #[test]
+    fn condition_adds_to_the_conditions_the_guard_accepts() {
+        let p = || Proposal {
+            kind: "program",
+            any: vec![r"^npm\b".into()],
+            unless: Vec::new(),
+            match_mode: Some("segment"),
+            flags: None,
+            literal: Some("npm".into()),
+            field_unless: None,
+            when: None,
+        };
+        let sep = |key, values: &[&str]| Separation {
+            key,
+            values: values.iter().map(|v| (*v).to_string()).collect(),
+            spared: 3,
+        };
+        let mut a = p();
+        assert!(condition(&mut a, &sep("sandbox", &["read-only"])));
+        assert_eq!(a.when, Some(json!({"sandbox": ["read-only"]})));
+        // Added beside a condition already there.
+        let mut b = p();
+        b.when = Some(json!({"program_absent": "npm"}));
+        assert!(condition(&mut b, &sep("shell", &["pwsh"])));
+        assert_eq!(
+            b.when,
+            Some(json!({"program_absent": "npm", "shell": ["pwsh"]}))
+        );
+        // A host the rule schema does not know is not learned, and nothing changes.
+        let mut c = p();
+        c.when = Some(json!({"program_absent": "npm"}));
+        assert!(!condition(&mut c, &sep("host", &["some-new-host"])));
+        assert_eq!(c.when, Some(json!({"program_absent": "npm"})));
     }
 }

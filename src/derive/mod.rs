@@ -329,7 +329,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     for (i, m) in matches.iter().enumerate() {
         let (idx, p, _) = &mut folded[i];
         if p.when.is_none()
-            && let Some(sep) = context::learn(&m.calls, &scan.calls, &history)
+            && let Some(sep) = context::learn(&m.calls, &scan.calls, conn, &scan.session_ids)
             && context::condition(p, &sep)
         {
             rules[i] = backtest::probe(

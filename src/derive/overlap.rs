@@ -142,6 +142,8 @@ mod tests {
             &f(&[1, 2, 3, 4], 0),
             &f(&[3, 4, 10, 11, 12, 13], 0)
         ));
+        // 1 of 3: under half.
+        assert!(!overlaps(&f(&[1, 2, 3], 0), &f(&[3, 10, 11, 12], 0)));
         // 1 of 4: not half.
         assert!(!overlaps(&f(&[1, 2, 3, 4], 0), &f(&[4, 10, 11, 12, 13], 0)));
         // 2 of 5 (smaller has 5): under half.

@@ -242,6 +242,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_reproducible_and_deterministic_are_promotable() {
+        use Tier::{Anecdotal, Deterministic, Probabilistic, Reproducible, Unknown};
+        assert!(Deterministic.promotable() && Reproducible.promotable());
+        for t in [Probabilistic, Anecdotal, Unknown] {
+            assert!(!t.promotable(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_probabilistic_tier_at_a_reproducible_rate_says_it_was_capped() {
+        let capped = describe(Tier::Probabilistic, Some(0.9), 10);
+        assert!(capped.starts_with(CAPPED), "{capped}");
+        assert!(capped.ends_with("(90% of 10 attempts)"), "{capped}");
+        // Exactly at the reproducible rate: capped too.
+        assert!(describe(Tier::Probabilistic, Some(REPRODUCIBLE_AT), 4).starts_with(CAPPED));
+        // Below it: an ordinary probabilistic tier.
+        assert!(!describe(Tier::Probabilistic, Some(0.49), 10).starts_with(CAPPED));
+        // No attempts, or another tier: not the capped wording.
+        assert!(!describe(Tier::Probabilistic, Some(0.9), 0).starts_with(CAPPED));
+        assert!(!describe(Tier::Reproducible, Some(0.9), 10).starts_with(CAPPED));
+    }
+
+    #[test]
     fn a_tier_above_probabilistic_needs_two_sessions_and_two_days() {
         use Tier::{Anecdotal, Deterministic, Probabilistic, Reproducible, Unknown};
         for t in [Deterministic, Reproducible] {
