@@ -3,11 +3,11 @@
 //! A [`Call`] is what a hook or an import observed, raw. [`write_call`] redacts its command
 //! (or input summary) and error, caps them, computes the shape, the blamed segment (a failed
 //! shell call's) and error signature from the redacted text, and stores one `tool_calls` row
-//! keyed by `tool_use_id`. Writers merge
-//! rather than overwrite, so a hook row, a transcript row and a rollout row of the same call
-//! become one row whatever order they arrive in: a new id is one plain `INSERT`; a known
-//! one is read, [`merge::changes`] decides in Rust which columns the new observation
-//! replaces (the rules are in `merge`), and a short `UPDATE` sets just those, or nothing.
+//! keyed by `tool_use_id`. Writers merge rather than overwrite, so a hook row, a transcript
+//! row and a rollout row of the same call become one row whatever order they arrive in: a
+//! new id is one plain `INSERT`; a known one is read, [`merge::changes`] decides in Rust
+//! which columns the new observation replaces (the rules are in `merge`), and a short
+//! `UPDATE` sets just those, or nothing.
 //! Small statements keep a hook call cheap: `SQLite` parses and compiles every statement a
 //! short-lived process runs, and one large upsert cost more than the rest of the call.
 
