@@ -67,14 +67,6 @@ impl Why {
             Why::Producer => "producer",
         }
     }
-
-    /// Whether the error text itself named the blamed program (strong evidence).
-    pub(crate) fn from_error(self) -> bool {
-        matches!(
-            self,
-            Why::NotFound | Why::WrapperNamed | Why::NamedByError | Why::Spawned
-        )
-    }
 }
 
 /// The segment a failure is blamed on.

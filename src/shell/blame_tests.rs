@@ -449,8 +449,6 @@ fn signals_and_labels() {
     assert!(!signal_exit("Exit code 160"));
     assert!(!signal_exit("Exit code 1"));
     assert!(signal_exit("x\nKilled\n"));
-    assert!(Why::NotFound.from_error() && Why::Spawned.from_error());
-    assert!(!Why::Mentioned.from_error() && !Why::Producer.from_error());
     assert_eq!(prefix_name("Get-Item : x").as_deref(), Some("Get-Item"));
     assert_eq!(prefix_name("foo bar: x"), None);
     assert_eq!(prefix_name("note : x"), None);
