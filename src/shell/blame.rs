@@ -109,6 +109,15 @@ const STDIN_PASSING: &[&str] = &["sudo", "doas", "pkexec"];
 const SSH_SPAWNERS: &[&str] = &["git", "scp", "rsync", "sftp", "sshfs", "ansible"];
 /// Programs that send signals to other processes (by name or pattern, or by pid).
 const KILLERS: &[&str] = &["pkill", "killall", "kill", "taskkill", "stop-process"];
+/// git's own `error:` lines (other programs print `error:` too, so only these).
+const GIT_ERRORS: &[&str] = &[
+    "error: pathspec",
+    "error: failed to push",
+    "error: src refspec",
+    "error: your local changes",
+    "error: the following untracked",
+    "error: could not apply",
+];
 /// Python interpreters and runners whose failure is a traceback.
 const PYTHONS: &[&str] = &[
     "python", "python3", "py", "pytest", "uv", "poetry", "pipenv",
@@ -128,7 +137,9 @@ pub(crate) fn blame<'s>(segments: &'s [Segment], error: &str) -> Option<Blame<'s
     let killers = programs
         .iter()
         .filter(|(_, p)| KILLERS.contains(&p.head.to_ascii_lowercase().as_str()));
-    let by_pattern = |(i, _): &&(usize, Program)| full_match(&segments[*i]);
+    // A `pkill -f` speaks only for a call that failed (a success has no error text).
+    let failed = !error.trim().is_empty();
+    let by_pattern = |(i, _): &&(usize, Program)| failed && full_match(&segments[*i]);
     if let Some((i, p)) = killers.clone().rev().find(by_pattern).or_else(|| {
         signal_exit(error)
             .then(|| killers.clone().next_back())
@@ -172,7 +183,10 @@ fn line_names(line: &str) -> Vec<(String, Why)> {
         Some("python")
     } else if lower.starts_with("error[e") || lower.starts_with("error: could not compile") {
         Some("cargo")
-    } else if lower.starts_with("fatal:") || lower.starts_with("error: pathspec") {
+    } else if lower.starts_with("fatal:")
+        || lower.starts_with("hint:")
+        || GIT_ERRORS.iter().any(|e| lower.starts_with(e))
+    {
         Some("git")
     } else {
         None
@@ -490,50 +504,79 @@ enum Operands {
     None,
 }
 
+/// One row of [`FILTERS`]: names, operand kind, short options taking a value, long ones,
+/// short options giving the pattern.
+type Filter = (
+    &'static [&'static str],
+    Operands,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+);
+
 /// Programs that read stdin when they have no input file operand: kind, options taking a
 /// value (short letters; long names), options that give the pattern or script.
-const FILTERS: &[(&[&str], Operands, &str, &[&str], &str)] = &[
+const FILTERS: &[Filter] = &[
     (
-        &[
-            "head",
-            "tail",
-            "cat",
-            "tac",
-            "rev",
-            "nl",
-            "wc",
-            "less",
-            "more",
-            "most",
-            "uniq",
-            "fold",
-            "fmt",
-            "column",
-            "xxd",
-            "od",
-            "hexdump",
-            "base64",
-            "md5sum",
-            "sha1sum",
-            "sha256sum",
-            "strings",
-            "expand",
-            "unexpand",
-            "bat",
-            "ts",
-        ],
+        &["head", "tail", "strings"],
         Operands::Files,
-        "ncswbltNoFf",
+        "ncs",
         &[
             "lines",
             "bytes",
             "sleep-interval",
-            "width",
-            "skip-fields",
-            "output-separator",
+            "pid",
+            "max-unchanged-stats",
         ],
         "",
     ),
+    (
+        &[
+            "cat",
+            "tac",
+            "rev",
+            "wc",
+            "less",
+            "more",
+            "most",
+            "bat",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "expand",
+            "unexpand",
+            "ts",
+        ],
+        Operands::Files,
+        "",
+        &[],
+        "",
+    ),
+    (
+        &["fold", "fmt", "base64"],
+        Operands::Files,
+        "w",
+        &["width", "wrap"],
+        "",
+    ),
+    (
+        &["uniq"],
+        Operands::Files,
+        "fsw",
+        &["skip-fields", "skip-chars", "check-chars"],
+        "",
+    ),
+    (&["nl"], Operands::Files, "bdfhilnsvw", &[], ""),
+    (
+        &["column"],
+        Operands::Files,
+        "cso",
+        &["output-separator", "separator"],
+        "",
+    ),
+    (&["xxd"], Operands::Files, "cglos", &[], ""),
+    (&["od"], Operands::Files, "AjNtw", &[], ""),
+    (&["hexdump"], Operands::Files, "ens", &[], ""),
     (
         &["sort"],
         Operands::Files,
@@ -652,10 +695,11 @@ pub(crate) fn consumer(seg: &Segment, p: &Program) -> bool {
     if cmdlet || PIPELINE_ALIASES.contains(&head.as_str()) {
         // `Select-String PATTERN PATH` reads a file; `Select-String PATTERN` the pipe.
         let positional = args.iter().filter(|a| !a.starts_with('-')).count();
-        return !args
+        let input = args
             .iter()
-            .any(|a| POWERSHELL_INPUTS.contains(&a.to_ascii_lowercase().as_str()))
-            && !(head == "select-string" && positional > 1);
+            .any(|a| POWERSHELL_INPUTS.contains(&a.to_ascii_lowercase().as_str()));
+        let reads_file = head == "select-string" && positional > 1;
+        return !input && !reads_file;
     }
     let Some(&(_, kind, short, long, pattern_opts)) = FILTERS
         .iter()

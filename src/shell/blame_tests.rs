@@ -44,6 +44,19 @@ fn a_prog_prefix_names_the_segment() {
             "named-by-error",
         ),
         // git's own `fatal:` line.
+        // git's `error:` lines, not any `error:`.
+        (
+            "git push origin main && cargo build",
+            "error: failed to push some refs to 'origin'",
+            "git push origin main",
+            "named-by-error",
+        ),
+        (
+            "git pull && cargo build",
+            "error: could not find `Cargo.toml` in `/w`",
+            "cargo build",
+            "mentioned",
+        ),
         (
             "git fetch origin && git rebase origin/main | tail -3",
             "fatal: invalid upstream 'origin/main'",
@@ -348,6 +361,38 @@ fn a_consumer_with_a_file_operand_is_a_producer() {
         // Not a filter: an unknown program reading a pipe is a doer.
         ("cat x.sql | psql db", "", "psql db", "exit-status"),
         ("curl -s x | sudo tee /etc/x", "", "curl -s x", "producer"),
+        ("ls | wc -l notes.txt", "", "wc -l notes.txt", "exit-status"),
+        (
+            "ls | cat -n notes.txt",
+            "",
+            "cat -n notes.txt",
+            "exit-status",
+        ),
+        ("ls | uniq -f 1 a.txt", "", "uniq -f 1 a.txt", "exit-status"),
+        (
+            "ls | tail --lines 3 a.log",
+            "",
+            "tail --lines 3 a.log",
+            "exit-status",
+        ),
+        ("ls | tail --lines 3", "", "ls", "producer"),
+        ("ls | tail --lines=3 -- -", "", "ls", "producer"),
+        ("ls | jq --arg a b .x", "", "ls", "producer"),
+        (
+            "ls | jq --arg a b .x f.json",
+            "",
+            "jq --arg a b .x f.json",
+            "exit-status",
+        ),
+        ("ls | grep -- -v", "", "ls", "producer"),
+        ("ls | grep -- -v f", "", "grep -- -v f", "exit-status"),
+        (
+            "ls | grep --regexp=x f",
+            "",
+            "grep --regexp=x f",
+            "exit-status",
+        ),
+        ("ls | grep --regexp=x", "", "ls", "producer"),
     ]);
 }
 
@@ -368,7 +413,7 @@ fn a_shell_killed_by_its_own_pkill_blames_pkill() {
         ),
         (
             "cd web && pkill -9 -f uvicorn && uvicorn app:app",
-            "",
+            "Exit code 1",
             "pkill -9 -f uvicorn",
             "killed-own-shell",
         ),
@@ -383,6 +428,22 @@ fn a_shell_killed_by_its_own_pkill_blames_pkill() {
     assert_eq!(
         blamed("pkill node; npm start", "Exit code 1").unwrap().0,
         "npm start"
+    );
+    // A success (no error text) of a `pkill -f` is shaped by what ran last.
+    assert_eq!(
+        blamed("pkill -f vite; npm run dev", "").unwrap().0,
+        "npm run dev"
+    );
+    // `pkill` by pattern needs `-f`/`--full`; `-9` is not it.
+    assert_eq!(
+        blamed("pkill -9 node; npm start", "Exit code 1").unwrap().0,
+        "npm start"
+    );
+    assert_eq!(
+        blamed("pkill --full node; npm start", "Exit code 1")
+            .unwrap()
+            .1,
+        "killed-own-shell"
     );
     // A named program still wins.
     assert_eq!(

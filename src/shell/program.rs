@@ -191,7 +191,6 @@ pub(crate) fn arg_token(word: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::shell::split;
 
     /// The failing program of `cmd`, with its argument tokens.
