@@ -4,7 +4,7 @@
 //! A Bash failure joins one of three kinds of cluster: a `while/until/for … sleep` poll loop
 //! (shape `poll-loop`), a name-resolution failure about one host (shape `host:<name>`, one
 //! cluster per host whatever the program or wording), or the program of its failing segment
-//! (see [`crate::shell::program::failing_program`]). A Bash failure that ran only builtins joins a
+//! (see [`crate::shell::blame`], the recorder's choice too). A Bash failure that ran only builtins joins a
 //! cluster with an empty shape, which is reported and never proposed (a tool-only Bash rule
 //! would match every command: spec §15.1 item 36). Every other tool clusters by tool and
 //! signature (its candidate is tool-wide, but only a signature that recurs on its own makes
@@ -20,7 +20,8 @@ use crate::digest::{Digest as _, Sha256};
 use super::calls::Failure;
 use super::command;
 use crate::shell;
-use crate::shell::program::{Program, failing_program};
+use crate::shell::blame::blame;
+use crate::shell::program::Program;
 
 /// The signature dead-host clusters share (the wording differs per program).
 pub(crate) const DEAD_HOST_SIGNATURE: &str = "could not resolve host";
@@ -253,9 +254,10 @@ fn bash_key(f: &Failure, sig: String) -> (String, String, Kind, Vec<String>) {
         );
     }
     let split = shell::split(&f.command);
-    match failing_program(&split.segments, &f.error) {
-        Some((seg, p)) => {
-            let tokens = p.tokens(seg);
+    match blame(&split.segments, &f.error) {
+        Some(b) => {
+            let tokens = b.program.tokens(b.segment);
+            let p = b.program;
             let Program {
                 shape,
                 head,

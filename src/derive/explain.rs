@@ -1,5 +1,5 @@
 //! `callus derive explain ID`: the evidence behind one candidate — its failing calls
-//! (redacted), the successful calls of the same shape, the contrast that produced each
+//! (redacted, each with the segment it was blamed on and why), the successful calls of the same shape, the contrast that produced each
 //! `unless` or narrowing, and the backtest of the pattern.
 //!
 //! The candidate is re-derived from the store over the window it was derived in (its
@@ -175,6 +175,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
                 "command": redact_capped(&f.command, 300),
                 "error": redact_capped(&f.error, 300),
                 "error_line": error_line(&f.error).map(|l| redact_capped(&l, 300)),
+                "blamed": blamed(f),
             })
         })
         .collect();
@@ -298,6 +299,19 @@ fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<Value> {
         .collect()
 }
 
+/// The segment a Bash failure was blamed on and why (`crate::shell::blame`, as derive
+/// clustered it): `{"segment", "why"}`, `null` for other tools or builtins only.
+fn blamed(f: &super::calls::Failure) -> Value {
+    if !super::cluster::ToolGroup::of(&f.tool).is_bash() {
+        return Value::Null;
+    }
+    let split = crate::shell::split(&f.command);
+    crate::shell::blame::blame(&split.segments, &f.error).map_or(
+        Value::Null,
+        |b| json!({"segment": redact_capped(b.text(), 300), "why": b.why.as_str()}),
+    )
+}
+
 fn error_line(error: &str) -> Option<String> {
     crate::record::error_line::error_line(error)
 }
@@ -396,13 +410,20 @@ fn text(r: &Value) -> String {
     }
     let _ = writeln!(out, "{t}");
     let _ = writeln!(out, "\nfailing calls ({}):", r["failures"]["count"]);
-    let mut t = table(&["at", "session", "command", "error line"]);
+    let mut t = table(&["at", "session", "command", "blamed (why)", "error line"]);
     crate::output::keep_whole(&mut t, 0);
     for f in r["failures"]["calls"].as_array().into_iter().flatten() {
+        let b = &f["blamed"];
+        let blamed = if b.is_object() {
+            format!("{} ({})", cell(&b["segment"]), whole(&b["why"]))
+        } else {
+            "-".to_string()
+        };
         t.add_row(vec![
             cell(&f["at"]),
             cell(&f["session"]),
             cell(&f["command"]),
+            blamed,
             cell(&f["error_line"]),
         ]);
     }

@@ -8,8 +8,8 @@
 //! - a settled outcome replaces `pending`; `pending` never replaces a settled outcome;
 //! - a settled outcome with an exit code replaces a success/failure that had none (a Codex
 //!   hook that could not read the rollout, later imported); when an outcome is taken, its
-//!   status, error, signature and exit code come with it, and its shape and end time win
-//!   when it has them;
+//!   status, error, signature and exit code come with it, and its shape, blamed segment and
+//!   end time win when it has them;
 //! - otherwise the first non-null value of each column stays (an empty tool name counts as
 //!   unknown), and a missing duration is the new end time minus the stored start.
 //!
@@ -22,7 +22,7 @@ use super::classify::Status;
 /// The stored columns the merge reads, keyed by `tool_use_id` (`?1`).
 pub(super) const SELECT_STORED: &str = "SELECT session_id IS NULL, tool = '', status, exit_code,
     shape, started_ms, ended_ms, duration_ms, command IS NULL, input_sha256 IS NULL,
-    cwd IS NULL, agent_id IS NULL, facts IS NULL
+    cwd IS NULL, agent_id IS NULL, facts IS NULL, blamed
 FROM tool_calls WHERE tool_use_id = ?1";
 
 /// What the merge needs to know of a stored row (read by [`SELECT_STORED`]).
@@ -41,6 +41,7 @@ pub(super) struct Stored {
     pub(super) no_cwd: bool,
     pub(super) no_agent: bool,
     pub(super) no_facts: bool,
+    pub(super) blamed: Option<String>,
 }
 
 impl Stored {
@@ -60,6 +61,7 @@ impl Stored {
             no_cwd: r.get(10)?,
             no_agent: r.get(11)?,
             no_facts: r.get(12)?,
+            blamed: r.get(13)?,
         })
     }
 }
@@ -85,6 +87,7 @@ pub(super) struct Row<'a> {
     pub(super) cwd: Option<&'a str>,
     pub(super) agent_id: Option<&'a str>,
     pub(super) facts: Option<String>,
+    pub(super) blamed: Option<String>,
 }
 
 /// The columns of `stored` that `new` replaces, with their new values; empty when the
@@ -123,6 +126,9 @@ pub(super) fn changes(stored: &Stored, new: &Row<'_>) -> Vec<(&'static str, Valu
         if new.shape.is_some() && new.shape != stored.shape {
             set.push(("shape", text(new.shape.as_deref())));
         }
+        if new.blamed.is_some() && new.blamed != stored.blamed {
+            set.push(("blamed", text(new.blamed.as_deref())));
+        }
         if new.ended_ms.is_some() && new.ended_ms != stored.ended_ms {
             set.push(("ended_ms", int(new.ended_ms)));
         }
@@ -138,6 +144,12 @@ pub(super) fn changes(stored: &Stored, new: &Row<'_>) -> Vec<(&'static str, Valu
             stored.ended_ms.is_none(),
             "ended_ms",
             int(new.ended_ms),
+        );
+        fill(
+            &mut set,
+            stored.blamed.is_none(),
+            "blamed",
+            text(new.blamed.as_deref()),
         );
     }
     fill(
@@ -213,6 +225,7 @@ mod tests {
             cwd: Some("/w"),
             agent_id: None,
             facts: None,
+            blamed: None,
         }
     }
 
@@ -249,6 +262,7 @@ mod tests {
         new.ended_ms = Some(1500);
         new.exit_code = Some(2);
         new.shape = Some("psql".into());
+        new.blamed = Some("psql -c x".into());
         new.error = Some("exit code 2".into());
         new.signature = Some("exit code #".into());
         let set = changes(&s, &new);
@@ -260,6 +274,7 @@ mod tests {
                 "signature",
                 "exit_code",
                 "shape",
+                "blamed",
                 "ended_ms",
                 "duration_ms"
             ]

@@ -1,12 +1,13 @@
 //! The rows the recorder writes, and the one place raw text becomes stored text.
 //!
 //! A [`Call`] is what a hook or an import observed, raw. [`write_call`] redacts its command
-//! (or input summary) and error, caps them, computes the shape and error signature from the
-//! redacted text, and stores one `tool_calls` row keyed by `tool_use_id`. Writers merge
-//! rather than overwrite, so a hook row, a transcript row and a rollout row of the same call
-//! become one row whatever order they arrive in: a new id is one plain `INSERT`; a known
-//! one is read, [`merge::changes`] decides in Rust which columns the new observation
-//! replaces (the rules are in `merge`), and a short `UPDATE` sets just those, or nothing.
+//! (or input summary) and error, caps them, computes the shape, the blamed segment (a failed
+//! shell call's) and error signature from the redacted text, and stores one `tool_calls` row
+//! keyed by `tool_use_id`. Writers merge rather than overwrite, so a hook row, a transcript
+//! row and a rollout row of the same call become one row whatever order they arrive in: a
+//! new id is one plain `INSERT`; a known one is read, [`merge::changes`] decides in Rust
+//! which columns the new observation replaces (the rules are in `merge`), and a short
+//! `UPDATE` sets just those, or nothing.
 //! Small statements keep a hook call cheap: `SQLite` parses and compiles every statement a
 //! short-lived process runs, and one large upsert cost more than the rest of the call.
 
@@ -101,8 +102,8 @@ impl Call {
 
 const INSERT_CALL: &str = "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool,
     status, started_ms, ended_ms, duration_ms, command, input_sha256, shape, error, signature,
-    exit_code, cwd, agent_id, facts)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+    exit_code, cwd, agent_id, facts, blamed)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
 ON CONFLICT (tool_use_id) DO NOTHING";
 
 /// Redact, shape, sign and store `call` (one-off; bulk writers keep a [`CallWriter`]).
@@ -183,6 +184,7 @@ impl<'c> CallWriter<'c> {
                 row.cwd,
                 row.agent_id,
                 row.facts,
+                row.blamed,
             ])
             .map_err(|e| Error::sql("write tool call", e))?;
         Ok(inserted > 0)
@@ -258,6 +260,11 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         error.as_deref().unwrap_or_default(),
     );
     let shape = shape::shape(&call.tool, shape_command, error.as_deref());
+    // The segment the shape was taken from, for a call that failed (or printed a masked
+    // failure): the same blame, so the two always agree.
+    let blamed = (status == Status::Failure || error.is_some() && status == Status::Success)
+        .then(|| shape::blamed(&call.tool, shape_command, error.as_deref()))
+        .flatten();
     // Keyed, over the redacted text (never a plain SHA-256 of a secret): `crate::digest`.
     let input_sha256 = summary::digest_text(&call.tool, &call.input)
         .and_then(|t| crate::digest::keyed_for(conn, raw_cut(&t)));
@@ -288,6 +295,7 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         cwd: call.cwd.as_deref(),
         agent_id: call.agent_id.as_deref(),
         facts: call.facts.as_ref().map(Value::to_string),
+        blamed,
     }
 }
 
@@ -534,8 +542,8 @@ mod tests {
     const ORACLE_UPSERT: &str = "
     INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status, started_ms,
         ended_ms, duration_ms, command, input_sha256, shape, error, signature, exit_code, cwd,
-        agent_id)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+        agent_id, blamed)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
     ON CONFLICT (tool_use_id) DO UPDATE SET
         session_id = COALESCE(tool_calls.session_id, excluded.session_id),
         tool = CASE WHEN tool_calls.tool = '' THEN excluded.tool ELSE tool_calls.tool END,
@@ -545,6 +553,8 @@ mod tests {
         exit_code = CASE WHEN TAKE THEN excluded.exit_code ELSE tool_calls.exit_code END,
         shape = CASE WHEN TAKE THEN COALESCE(excluded.shape, tool_calls.shape)
                      ELSE COALESCE(tool_calls.shape, excluded.shape) END,
+        blamed = CASE WHEN TAKE THEN COALESCE(excluded.blamed, tool_calls.blamed)
+                      ELSE COALESCE(tool_calls.blamed, excluded.blamed) END,
         ended_ms = CASE WHEN TAKE THEN COALESCE(excluded.ended_ms, tool_calls.ended_ms)
                         ELSE COALESCE(tool_calls.ended_ms, excluded.ended_ms) END,
         started_ms = COALESCE(tool_calls.started_ms, excluded.started_ms),
@@ -581,6 +591,7 @@ mod tests {
                 r.exit_code,
                 r.cwd,
                 r.agent_id,
+                r.blamed,
             ],
         )
         .unwrap();

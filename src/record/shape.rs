@@ -2,13 +2,17 @@
 //! calls by, computed once at record time.
 //!
 //! For a shell command the shape is that of the program the failure is blamed on
-//! ([`crate::shell::program::failing_program`], the same choice derive makes: the program the
-//! error text names, else the last one; builtins such as `cd`, `export` or `echo` are never
-//! chosen). A command that ran only builtins keeps the shape of its last segment (`cd build`
+//! ([`crate::shell::blame`], the same choice derive makes: the program the error text names,
+//! else the one the exit status belongs to; builtins such as `cd`, `export` or `echo` are
+//! never chosen), and [`blamed`] is that segment's text, stored beside it. A command that ran only builtins keeps the shape of its last segment (`cd build`
 //! → `cd`), so every shell call has one. Other tools are their own shape; MCP tools are
 //! grouped per server (`mcp__<server>__`).
 
-use crate::shell::{self, program::failing_program};
+use crate::redact;
+use crate::shell::{self, blame::blame};
+
+/// Largest stored blamed segment, in bytes (after redaction).
+pub(crate) const BLAMED_CAP: usize = 512;
 
 /// Tools whose input is a shell command.
 #[must_use]
@@ -27,8 +31,8 @@ pub(crate) fn shape(tool: &str, command: Option<&str>, error: Option<&str>) -> O
         return Some(tool_group(tool));
     }
     let split = shell::split(command?);
-    let shape = match failing_program(&split.segments, error.unwrap_or_default()) {
-        Some((_, program)) => program.shape,
+    let shape = match blame(&split.segments, error.unwrap_or_default()) {
+        Some(b) => b.program.shape,
         None => split
             .segments
             .iter()
@@ -37,6 +41,19 @@ pub(crate) fn shape(tool: &str, command: Option<&str>, error: Option<&str>) -> O
             .find(|s| !s.is_empty())?,
     };
     (!shape.is_empty()).then_some(shape)
+}
+
+/// The segment of a shell `command` a failure with `error` is blamed on, redacted and capped
+/// at [`BLAMED_CAP`] bytes: what `tool_calls.blamed` stores. `None` for other tools and for a
+/// command that ran only builtins.
+#[must_use]
+pub(crate) fn blamed(tool: &str, command: Option<&str>, error: Option<&str>) -> Option<String> {
+    if !is_shell_tool(tool) {
+        return None;
+    }
+    let split = shell::split(command?);
+    let b = blame(&split.segments, error.unwrap_or_default())?;
+    Some(redact::redact_capped_bytes(b.text(), BLAMED_CAP)).filter(|t| !t.is_empty())
 }
 
 /// `mcp__<server>__` for MCP tools, else the tool name (spec §6.4 `_tool_group`).
@@ -68,7 +85,12 @@ mod tests {
             sh("python3 scripts/fetch-tool.py --x", None).unwrap(),
             "python3 scripts/fetch-tool.py"
         );
-        assert_eq!(sh("sudo rm -rf x", None).unwrap(), "sudo");
+        // The program sudo runs speaks for it, unless the error names sudo.
+        assert_eq!(sh("sudo rm -rf x", None).unwrap(), "rm");
+        assert_eq!(
+            sh("sudo rm -rf x", Some("sudo: a password is required")).unwrap(),
+            "sudo"
+        );
         assert_eq!(sh("/usr/bin/ls -la", None).unwrap(), "ls");
     }
 
@@ -107,6 +129,26 @@ mod tests {
         assert_eq!(sh("cargo test 2>&1", None).unwrap(), "cargo test");
         // A word inside another word does not count.
         assert_eq!(sh("ls x; cat y", Some("class not found")).unwrap(), "cat");
+    }
+
+    #[test]
+    fn blamed_is_the_shaped_segment_redacted_and_capped() {
+        let b = |cmd: &str, err: Option<&str>| blamed("Bash", Some(cmd), err);
+        assert_eq!(
+            b("cd x && npm test 2>&1 | tail -5", Some("Exit code 1")).as_deref(),
+            Some("npm test")
+        );
+        assert_eq!(
+            sh("cd x && npm test 2>&1 | tail -5", None).unwrap(),
+            "npm test"
+        );
+        assert_eq!(b("cd x", None), None);
+        assert_eq!(blamed("Read", Some("x"), None), None);
+        assert_eq!(blamed("Bash", None, None), None);
+        let long = format!("grep {} f", "y".repeat(2000));
+        assert_eq!(b(&long, None).unwrap().len(), BLAMED_CAP);
+        let secret = "curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x";
+        assert!(!b(secret, None).unwrap().contains("ghp_abcdef"));
     }
 
     #[test]

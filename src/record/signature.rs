@@ -5,8 +5,11 @@
 //! `Exit code N` line keeps its number in front (`exit code 127` and `exit code 1` are
 //! different failures). That line is then normalised ([`normalise`]), callusguard's way
 //! (spec §6.3), in order: lowercase; quoted strings → `'S'`; digits → `#`; whitespace
-//! collapsed; trimmed. callus adds, before the digit step: filesystem paths → `<path>`,
-//! UUIDs → `<uuid>`, hex ids of 7+ characters that mix letters and digits → `<hex>`; and
+//! collapsed; trimmed. callus keeps what tells a cause apart: a quoted Windows path keeps its
+//! drive and a Git-Bash history-expansion `!` in front (`'!C:/x'` → `'!c:S'`, not `'S'`), and an
+//! unquoted one its drive (`c:\x\y` → `c:<path>`); a leading `./` is dropped (`./Use cases/x`
+//! and `Use cases/x` are one signature). It adds, before the digit step: filesystem paths →
+//! `<path>`, UUIDs → `<uuid>`, hex ids of 7+ characters that mix letters and digits → `<hex>`; and
 //! after it ([`super::error_line::varying`]) URLs → `<url>`, hosts, `user@host` and IPs →
 //! `<host>`, `[REDACTED_*]` → `<redacted>`; so two runs of the same failure in different
 //! checkouts, against different hosts or with different ids share a signature. At most 200
@@ -72,7 +75,19 @@ pub(crate) fn normalise(error: &str) -> Option<String> {
     Some(cap(text))
 }
 
-/// `'…'` and `"…"` → `'S'` (an unclosed quote stays as it is).
+/// The markers a quoted or bare Windows path keeps: `!` (Git Bash's history expansion) and
+/// the drive, when `text` starts with `[!]x:/` or `[!]x:\`; their length in bytes.
+fn drive_marker(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let bang = usize::from(b.first() == Some(&b'!'));
+    let ok = b.get(bang).is_some_and(u8::is_ascii_lowercase)
+        && b.get(bang + 1) == Some(&b':')
+        && matches!(b.get(bang + 2), Some(b'/' | b'\\'));
+    ok.then_some(bang + 2)
+}
+
+/// `'…'` and `"…"` → `'S'`, keeping a drive path's markers (`'!c:S'`); an unclosed quote
+/// stays as it is.
 fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -81,7 +96,11 @@ fn quoted(text: &str) -> String {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
         if let Some(j) = after.find(quote) {
-            out.push_str("'S'");
+            out.push('\'');
+            if let Some(m) = drive_marker(&after[..j]) {
+                out.push_str(&after[..m]);
+            }
+            out.push_str("S'");
             rest = &after[j + 1..];
         } else {
             out.push_str(quote);
@@ -101,17 +120,31 @@ fn is_path_char(c: char) -> bool {
 }
 
 /// A run of path characters that starts at the text's start or after whitespace or one of
-/// `=([<>,;`, and holds a `/`, → `<path>`.
+/// `=([<>,;`, and holds a `/`, → `<path>`; a leading `./` is dropped first (`./x` is `x`). A
+/// drive path there (`c:/…`, `c:\…`, `!c:/…`) → its markers and `<path>`.
 fn paths(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut boundary = true;
     let mut i = 0;
     while let Some(c) = text[i..].chars().next() {
+        if boundary && let Some(m) = drive_marker(&text[i..]) {
+            let end = text[i + m..]
+                .find(|c: char| !is_path_char(c) && c != '\\')
+                .map_or(text.len(), |j| i + m + j);
+            out.push_str(&text[i..i + m]);
+            out.push_str("<path>");
+            i = end;
+            boundary = false;
+            continue;
+        }
         if boundary && is_path_char(c) {
-            let end = text[i..]
+            let dot = text[i..].starts_with("./")
+                && text[i + 2..].chars().next().is_some_and(is_path_char);
+            let from = if dot { i + 2 } else { i };
+            let end = text[from..]
                 .find(|c: char| !is_path_char(c))
-                .map_or(text.len(), |j| i + j);
-            let run = &text[i..end];
+                .map_or(text.len(), |j| from + j);
+            let run = &text[from..end];
             out.push_str(if run.contains('/') { "<path>" } else { run });
             i = end;
             boundary = false;
@@ -322,10 +355,26 @@ mod tests {
             r
         };
         let text = trimmed.to_lowercase();
-        let text = re(r#"'[^']*'|"[^"]*""#).replace_all(&text, "'S'");
-        let text =
-            re(r"(?P<pre>^|[\s=(\[<>,;])(?:(?:~|\.{1,2})?/[\w.\-@+~/]*|[\w.\-@+~]+/[\w.\-@+~/]*)")
-                .replace_all(&text, "${pre}<path>");
+        let marker = re(r"^!?[a-z]:[/\\]");
+        let text = re(r#"'([^']*)'|"([^"]*)""#).replace_all(&text, |c: &regex::Captures<'_>| {
+            let inner = c.get(1).or_else(|| c.get(2)).unwrap().as_str();
+            match marker.find(inner) {
+                Some(m) => format!("'{}S'", &m.as_str()[..m.len() - 1]),
+                None => "'S'".to_string(),
+            }
+        });
+        let text = re(
+            r"(?P<pre>^|[\s=(\[<>,;])(?:(?P<drive>!?[a-z]:)[/\\][\w.\-@+~/\\]*|(?:\./)?(?P<run>[\w.\-@+~/]+))",
+        )
+        .replace_all(&text, |c: &regex::Captures<'_>| {
+            let pre = &c["pre"];
+            match (c.name("drive"), c.name("run")) {
+                (Some(d), _) => format!("{pre}{}<path>", d.as_str()),
+                (_, Some(r)) if r.as_str().contains('/') => format!("{pre}<path>"),
+                (_, Some(r)) => format!("{pre}{}", r.as_str()),
+                _ => unreachable!(),
+            }
+        });
         let text = re(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
             .replace_all(&text, "<uuid>");
         let text = re(r"\b(?:0x)?[0-9a-f]{7,}\b").replace_all(&text, |c: &regex::Captures<'_>| {
@@ -357,7 +406,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         #[test]
         fn agrees_with_the_regex_formulation(
-            s in r#"(Exit code [0-9]{1,3}\n)?(0x|[a-f0-9]{4,12}|[a-fA-F0-9xg_ /.~:'"=(<>,;\[\]@+\n\t-]){0,30}"#
+            s in r#"(Exit code [0-9]{1,3}\n)?(0x|\./|[a-f0-9]{4,12}|[a-fA-F0-9xg_ /.~:'"=(<>,;\[\]@+!\\\n\t-]){0,30}"#
         ) {
             proptest::prop_assert_eq!(normalise(&s), by_regex(&s));
         }
@@ -400,6 +449,50 @@ mod tests {
             signature("Exit code 1\nping [REDACTED_IP]: timed out"),
             signature("Exit code 1\nping 10.0.0.1: timed out")
         );
+    }
+
+    #[test]
+    fn what_tells_a_cause_apart_stays() {
+        // A Git-Bash history expansion of a drive path is not any quoted string.
+        let bang = signature("bash: !C:/Users/ann/x: event not found").unwrap();
+        assert_eq!(bang, "bash: !c:<path>: event not found");
+        let quoted = signature("cannot access '!C:/Users/ann/proj/a.txt'").unwrap();
+        assert_eq!(quoted, "cannot access '!c:S'");
+        assert_ne!(
+            quoted,
+            signature("cannot access '/home/ann/a.txt'").unwrap()
+        );
+        assert_eq!(
+            signature("cannot access 'D:\\work\\b.txt'").unwrap(),
+            "cannot access 'd:S'"
+        );
+        // Different users, one drive path.
+        assert_eq!(
+            signature("Get-Item: Cannot find path C:\\Users\\ann\\x.txt").unwrap(),
+            signature("Get-Item: Cannot find path C:\\Users\\bob\\y.txt").unwrap()
+        );
+        // A leading `./` never splits a signature.
+        assert_eq!(
+            signature("sed: can't read ./Use cases/spec.md: No such file or directory"),
+            signature("sed: can't read Use cases/spec.md: No such file or directory")
+        );
+        assert_eq!(
+            signature("./run.sh: Permission denied"),
+            signature("run.sh: Permission denied")
+        );
+        // `./` alone, `../` and `.//` are still paths.
+        assert_eq!(normalise("cd ./ x").unwrap(), "cd <path> x");
+        assert_eq!(normalise("at ../x").unwrap(), "at <path>");
+        assert_eq!(normalise("at .//x").unwrap(), "at <path>");
+        // Numbers, ids and hosts still vary; program and option names stay.
+        assert_eq!(
+            signature("grep: invalid option -- 'P' at 2024-05-01T10:00:00").unwrap(),
+            "grep: invalid option -- 'S' at #-#-#t#:#:#"
+        );
+        assert!(drive_marker("c:/x").is_some() && drive_marker("c:x").is_none());
+        assert_eq!(drive_marker("!c:\\x"), Some(3));
+        assert_eq!(drive_marker("!c/x"), None);
+        assert_eq!(drive_marker("C:/x"), None);
     }
 
     #[test]

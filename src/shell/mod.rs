@@ -72,6 +72,7 @@
 //! remote commands (`ssh host CMD`, `docker exec`), `$(<file)`, and `case` inside `$(…)` that
 //! is not in command position.
 
+pub(crate) mod blame;
 pub(crate) mod effects;
 mod expand;
 mod lexer;

@@ -1,6 +1,7 @@
-//! The program a simple command runs, and the segment a failure is blamed on: one
-//! definition for the recorder (the shape it stores with every call) and for derive (the
-//! clusters it forms and the attempts it counts), so both group a command the same way.
+//! The program a simple command runs: one definition for the recorder (the shape it stores
+//! with every call), for blame (`shell::blame`, the segment a failure is put on) and for
+//! derive (the clusters it forms and the attempts it counts), so all group a command the
+//! same way.
 //!
 //! Works on [`crate::shell::split`]'s segments (`argv`, `raw`) and re-does the cheap parts of
 //! normalisation itself (control words, wrappers, path prefixes), so it gives the same answer
@@ -9,7 +10,7 @@
 //! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
 //! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program.
 
-use crate::shell::{MULTIPLEXERS, Origin, Segment, is_assignment};
+use crate::shell::{MULTIPLEXERS, Segment, is_assignment};
 
 /// Shell builtins and control words: never a candidate's program.
 const NOT_PROGRAMS: &[&str] = &[
@@ -40,16 +41,28 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// A program known only by name (a transparent wrapper an error named, which the
+    /// splitter removed from the segment).
+    pub(crate) fn named(name: &str) -> Self {
+        Program {
+            shape: name.to_string(),
+            head: name.to_string(),
+            pathed: false,
+            args: 0,
+        }
+    }
+
+    /// The words after the shape in `seg` (the segment this program was found in), as
+    /// written.
+    pub(crate) fn args<'s>(&self, seg: &'s Segment) -> &'s [String] {
+        seg.argv.get(self.args..).unwrap_or_default()
+    }
+
     /// The argument words after the shape in `seg` (the segment this program was found in),
     /// as derive's contrast compares them: computed on demand, since the recorder never
     /// needs them.
     pub(crate) fn tokens(&self, seg: &Segment) -> Vec<String> {
-        seg.argv
-            .get(self.args..)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|w| arg_token(w))
-            .collect()
+        self.args(seg).iter().filter_map(|w| arg_token(w)).collect()
     }
 }
 
@@ -176,70 +189,15 @@ pub(crate) fn arg_token(word: &str) -> Option<String> {
     (token.len() <= 64).then(|| token.to_string())
 }
 
-/// The segment that most likely failed, as its [`Program`]: among the segments that run a
-/// program, the one whose program the error text names (a named subcommand too beats the
-/// program alone: `npm install && npm test` failing with "npm ERR! install" blames
-/// `npm install`; ties go to the later one), else the last one. A wrapper's own segment
-/// (`sudo rm x` → `sudo`) speaks for the command it runs, as in spec §6.4, unless the error
-/// named the wrapped program. `None` when only builtins ran; else the program and the
-/// segment it runs in.
-pub(crate) fn failing_program<'s>(
-    segments: &'s [Segment],
-    error: &str,
-) -> Option<(&'s Segment, Program)> {
-    let programs: Vec<(&Segment, Program)> = segments
-        .iter()
-        .filter_map(|s| Some((s, program(s)?)))
-        .collect();
-    let wrapped = |s: &Segment| matches!(s.origin, Origin::Wrapped(_));
-    let lower = error.to_ascii_lowercase();
-    let mut named: Option<(usize, &(&Segment, Program))> = None;
-    if !lower.trim().is_empty() {
-        for found in &programs {
-            let p = &found.1;
-            if !names_word(&lower, &p.head.to_ascii_lowercase()) {
-                continue;
-            }
-            let sub = p
-                .shape
-                .split_once(' ')
-                .map(|(_, sub)| sub.to_ascii_lowercase());
-            let score = 1 + usize::from(sub.is_some_and(|s| names_word(&lower, &s)));
-            if named.is_none_or(|(best, _)| score >= best) {
-                named = Some((score, found));
-            }
-        }
-    }
-    named
-        .map(|(_, found)| found)
-        .or_else(|| programs.iter().rev().find(|(s, _)| !wrapped(s)))
-        .or_else(|| programs.last())
-        .cloned()
-}
-
-/// Does `text` contain `word` delimited by characters that cannot be part of a program name?
-/// (`make` in `cmake` is not a mention; `psql.` at the end of a sentence is.)
-fn names_word(text: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    let part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(part) && !after.is_some_and(|c| part(c) && c != '.')
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::shell::split;
 
     /// The failing program of `cmd`, with its argument tokens.
     fn prog(cmd: &str, err: &str) -> Option<Found> {
         let split = split(cmd);
-        let (seg, p) = failing_program(&split.segments, err)?;
+        let b = crate::shell::blame::blame(&split.segments, err)?;
+        let (seg, p) = (b.segment, b.program);
         Some(Found {
             tokens: p.tokens(seg),
             shape: p.shape,
@@ -274,8 +232,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.shape, "psql");
+        // `head` only consumed psql's output: the exit status is blamed on psql.
         let p = prog("psql -c 'select 1' | head -5", "").unwrap();
-        assert_eq!(p.shape, "head");
+        assert_eq!(p.shape, "psql");
         // `make` inside `cmake` is not a mention of make.
         let p = prog("make build; ./run", "cmake failed").unwrap();
         assert_eq!(p.head, "run");
@@ -298,8 +257,14 @@ mod tests {
         );
         assert_eq!(prog("psql postgres://h/db -c x", "").unwrap().shape, "psql");
         // The splitter unwraps `sudo` (a `^rm\b` segment rule catches `sudo rm …`), so the
-        // program that failed is the one sudo ran.
-        assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "sudo");
+        // program that failed is the one sudo ran, unless the error names sudo.
+        assert_eq!(prog("sudo rm -rf x", "").unwrap().shape, "rm");
+        assert_eq!(
+            prog("sudo rm -rf x", "sudo: a terminal is required")
+                .unwrap()
+                .shape,
+            "sudo"
+        );
         assert_eq!(
             prog("fetch --entity=a b", "").unwrap().tokens,
             vec!["--entity", "b"]

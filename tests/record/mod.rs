@@ -5,6 +5,7 @@
 //! real formats of older client generations.
 
 mod answer_codes;
+pub(crate) mod blame;
 mod busy;
 mod copilot_import;
 mod digest;
