@@ -2,6 +2,7 @@
 //! filled the way the recorder fills it (see `derive/support.rs`).
 
 mod evidence;
+mod file_tools;
 mod findings;
 mod lifecycle;
 mod realdata;

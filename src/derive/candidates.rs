@@ -83,6 +83,8 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<S
         r.insert("field".into(), json!("command"));
     } else if let Some(u) = &p.field_unless {
         r.insert("field".into(), json!(u.field));
+    } else if let Some(f) = p.field {
+        r.insert("field".into(), json!(f));
     }
     if !p.any.is_empty() {
         r.insert("any".into(), json!(p.any));

@@ -36,6 +36,9 @@ pub(crate) enum FindingKind {
     Environment(&'static str),
     /// A different guessed operand each time; the tool works with others.
     Guess,
+    /// A lesson for the agent (this, in words): a cause no field or state the guard can
+    /// check separates from the tool's successes (`tool_causes`).
+    Lesson(&'static str),
 }
 
 impl FindingKind {
@@ -45,6 +48,7 @@ impl FindingKind {
             FindingKind::Rule => "rule",
             FindingKind::Environment(_) => "environment",
             FindingKind::Guess => "guess",
+            FindingKind::Lesson(_) => "lesson",
         }
     }
 
@@ -52,7 +56,7 @@ impl FindingKind {
     pub(crate) fn why(self) -> &'static str {
         match self {
             FindingKind::Rule => "",
-            FindingKind::Environment(kind) => kind,
+            FindingKind::Environment(kind) | FindingKind::Lesson(kind) => kind,
             FindingKind::Guess => {
                 "a different operand in every failing call (the error says it does not exist) while the tool succeeds on most of the calls the pattern matches: the agent guessing, not a rule"
             }

@@ -36,6 +36,7 @@ mod finding;
 mod pattern;
 mod render;
 mod reviewed;
+mod tool_causes;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -201,12 +202,17 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .into_iter()
         .filter(|f| !options.is_excluded(&f.tool))
         .collect();
-    let clusters = cluster::build(&failures);
+    // A file tool's failures split by cause first (its missing paths by path), each with the
+    // fewest failures it needs (see `tool_causes`).
+    let (clusters, plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
+        tool_causes::split(cluster::build(&failures), &failures, options.min_count)
+            .into_iter()
+            .unzip();
     let mut below_min = 0;
     let mut unpatterned = Vec::new();
     let mut active = Vec::new();
     for (i, c) in clusters.iter().enumerate() {
-        if (c.count() as u64) < options.min_count {
+        if (c.count() as u64) < plans[i].floor {
             below_min += 1;
         } else if c.kind == Kind::NoProgram {
             unpatterned.push(i);
@@ -276,6 +282,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
                 && let Some(bytes) = over_size(conn, &options.window, c, &failures)?
             {
                 p = p.over_size(bytes);
+            }
+            if let Some(cause) = &plans[i].cause {
+                p = tool_causes::propose(cause, &c.group.key, p);
             }
             proposals.push((i, p, k));
         }
@@ -377,7 +386,15 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.promoted.push((d, layer));
             continue;
         }
-        let verdict = verdict(&derivation, &d, rule);
+        let primary = &derivation.clusters[d.clusters[0]];
+        let verdict = tool_causes::verdict(
+            plans[d.clusters[0]].cause.as_ref(),
+            primary.kind == Kind::ToolWide,
+            &primary.group.key,
+            &d.backtest,
+            d.fail_count(&derivation.clusters) as u64,
+        )
+        .unwrap_or_else(|| verdict(&derivation, &d, rule));
         if verdict != FindingKind::Rule {
             derivation.not_rules.push((d, verdict));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
@@ -419,9 +436,17 @@ fn program_absent(c: &Cluster, head: &str, failures: &[Failure]) -> bool {
 /// threshold suffice (an `over_size` candidate is at most `probabilistic`: its threshold is a
 /// lower bound). The same holds for `program_absent`: the calls it fires on are exactly those
 /// in the sessions where the program was missing.
+///
+/// A file tool's state the host's own error named (`tool_causes`: not read, a recurring
+/// missing path) is proposed from two failures in two sessions, so two attempts suffice.
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
     if proposal.when.is_some() {
-        options.min_attempts.min(options.min_count)
+        let floor = options.min_attempts.min(options.min_count);
+        if tool_causes::host_stated(proposal) {
+            floor.min(tool_causes::MIN_SESSIONS as u64)
+        } else {
+            floor
+        }
     } else {
         options.min_attempts
     }

@@ -1,0 +1,604 @@
+//! Why a file tool failed (Read, Edit, Write and the other hosts' equivalents): a tool's
+//! failures split by cause before anything is proposed, so a candidate is keyed on the
+//! state or the operand that tells its failures apart, never on "the tool".
+//!
+//! A file tool's cluster (one tool, one error signature; see `cluster`) gets a [`Cause`]
+//! from what its errors say, when at least half of them say the same thing:
+//! - **directory** (`EISDIR`, "is a directory"): the rule fires only where the path is a
+//!   directory (`when: {path_is_directory: …}`), answered by `stat()` live and from the
+//!   history's own evidence in replay;
+//! - **not read** ("has not been read yet"): the rule fires only on a file no Read of the
+//!   session has read (`when: {not_read_in_session: …}`);
+//! - **missing path** ("does not exist"): split by path. A path that failed in
+//!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
+//!   again — a rule on that path (`any` on the path field) while it is missing
+//!   (`when: {path_missing: …}`); the rest, a different path each time, is the agent
+//!   guessing (`finding`), never a rule;
+//! - **stale** ("modified since read") and **no match** ("string to replace not found",
+//!   "failed to find expected lines"): lessons. Nothing the guard can check before the call
+//!   separates them from the tool's successes — whether an edit's old text is in the file is
+//!   the tool's own check, and whether the file changed since the session's Read needs the
+//!   file's modification time at Read time, which no store row keeps (and the agent's own
+//!   writes and formatters change it too) — so they are reported with their evidence
+//!   (`generated.not_rules`), never proposed as a tool-wide rule. "Modified since read" is
+//!   the same lesson family as "not read" (Read again before writing) but not the same
+//!   state: the file *was* read, so a `not_read_in_session` rule would never fire on it.
+//!
+//! A learned condition is kept only when the replay, as the guard would enforce it, shows
+//! it separates: it fires on at least half of its own failures, and at least half of what
+//! it fires on failed ([`verdict`]). Otherwise the cluster is a lesson too. A tool-wide
+//! candidate of a file tool left without a cause is kept only while at least half of the
+//! failures it fires on are its own; a tool-wide rule firing mostly on other causes' failures
+//! is reported as a lesson instead (no field or state separates them).
+//!
+//! Not-read and recurring-path clusters need two failures in two sessions, not
+//! `--min-count`: the host's own error names the state, and the condition re-checks it
+//! exactly on every call, so a second session is the recurrence.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::json;
+
+use super::FindingKind;
+use super::calls::Failure;
+use super::cluster::{Cluster, Kind};
+use super::pattern::{Proposal, escape};
+use crate::rules::backtest::Backtest;
+
+/// Fewest sessions a recurring path, or a not-read lesson proposed below `--min-count`,
+/// needs.
+pub(crate) const MIN_SESSIONS: usize = 2;
+
+/// Tools whose input names one file, by host (Claude Code, Gemini CLI, Copilot CLI).
+pub(crate) const FILE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "read_file",
+    "write_file",
+    "replace",
+    "view",
+    "edit",
+    "create",
+    "apply_patch",
+];
+
+/// Why a file tool's cluster failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// The path was a directory.
+    Directory,
+    /// The file was not Read earlier in the session.
+    NotRead,
+    /// The file changed since the session's Read of it.
+    Stale,
+    /// The edit's old text did not match the file exactly once.
+    NoMatch,
+    /// This path does not exist, and failed in two or more sessions.
+    RecurringPath(String),
+    /// A different missing path each time.
+    Guessed,
+}
+
+/// Phrases (lowercase) of a host saying the file must be Read first (Claude Code: "File has
+/// not been read yet. Read it first before writing to it.").
+const NOT_READ: &[&str] = &[
+    "has not been read yet",
+    "read it first before",
+    "must be read before",
+    "must read the file before",
+];
+
+/// Phrases (lowercase) of a host saying the file changed since it was read (Claude Code:
+/// "File has been modified since read, either by the user or by a linter", "File has been
+/// unexpectedly modified. Read it again").
+const STALE: &[&str] = &[
+    "modified since read",
+    "modified since it was read",
+    "unexpectedly modified",
+    "changed since it was read",
+];
+
+/// Phrases (lowercase) of an edit whose old text did not match (Claude Code "String to
+/// replace not found in file", "Found N matches of the string to replace, but `replace_all`
+/// is false"; Gemini CLI "could not find the string to replace", "Expected 1 occurrence but
+/// found N"; Codex `apply_patch` "Failed to find expected lines", "failed to find context").
+const NO_MATCH: &[&str] = &[
+    "string to replace not found",
+    "old_string not found",
+    "string not found",
+    "could not find the string to replace",
+    "matches of the string to replace",
+    "occurrence but found",
+    "failed to find expected lines",
+    "failed to find context",
+    "no match found",
+];
+
+/// Phrases (lowercase) of an error saying the path does not exist.
+const MISSING: &[&str] = &[
+    "does not exist",
+    "no such file",
+    "file not found",
+    "enoent",
+    "cannot find the path",
+];
+
+/// One failure's cause, from its error alone (a missing path before its path is looked at).
+fn said(error: &str) -> Option<Cause> {
+    let e = error.to_lowercase();
+    let any = |list: &[&str]| list.iter().any(|p| e.contains(p));
+    if crate::rules::replay::says_directory(&e) {
+        Some(Cause::Directory)
+    } else if any(NOT_READ) {
+        Some(Cause::NotRead)
+    } else if any(STALE) {
+        Some(Cause::Stale)
+    } else if any(NO_MATCH) {
+        Some(Cause::NoMatch)
+    } else if any(MISSING) {
+        Some(Cause::Guessed)
+    } else {
+        None
+    }
+}
+
+/// The input field a file tool names its path in (Copilot CLI's tools: `path`).
+pub(crate) fn path_field(tool: &str) -> &'static str {
+    match tool {
+        "view" | "edit" | "create" => "path",
+        _ => "file_path",
+    }
+}
+
+/// What derive does with one cluster: its cause, if it is a file tool's, and the fewest
+/// failures it needs to be proposed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// The cause (`None`: not a file tool's cluster, or nothing its errors agree on).
+    pub cause: Option<Cause>,
+    /// Fewest failures it needs.
+    pub floor: u64,
+}
+
+/// The clusters with every file tool's missing-path cluster split by path, each with its
+/// plan, largest first (as `cluster::build` orders them).
+pub(crate) fn split(
+    clusters: Vec<Cluster>,
+    failures: &[Failure],
+    min_count: u64,
+) -> Vec<(Cluster, Plan)> {
+    let mut out = Vec::with_capacity(clusters.len());
+    let plain = |c| {
+        (
+            c,
+            Plan {
+                cause: None,
+                floor: min_count,
+            },
+        )
+    };
+    for c in clusters {
+        if c.kind != Kind::ToolWide || !FILE_TOOLS.contains(&c.group.key.as_str()) {
+            out.push(plain(c));
+            continue;
+        }
+        let Some(cause) = agreed(&c, failures) else {
+            out.push(plain(c));
+            continue;
+        };
+        let sessions = |c: &Cluster| {
+            c.failures
+                .iter()
+                .filter_map(|&f| failures[f].session.as_deref())
+                .collect::<BTreeSet<_>>()
+                .len()
+        };
+        match cause {
+            Cause::Guessed => out.extend(by_path(&c, failures, min_count)),
+            Cause::NotRead => {
+                let floor = if sessions(&c) >= MIN_SESSIONS {
+                    min_count.min(2)
+                } else {
+                    min_count
+                };
+                out.push((
+                    c,
+                    Plan {
+                        cause: Some(Cause::NotRead),
+                        floor,
+                    },
+                ));
+            }
+            cause => out.push((
+                c,
+                Plan {
+                    cause: Some(cause),
+                    floor: min_count,
+                },
+            )),
+        }
+    }
+    out.sort_by_cached_key(|(c, _)| (std::cmp::Reverse(c.count()), c.id()));
+    out
+}
+
+/// The cause at least half of a cluster's failures say.
+fn agreed(c: &Cluster, failures: &[Failure]) -> Option<Cause> {
+    let mut counts: Vec<(Cause, usize)> = Vec::new();
+    for &f in &c.failures {
+        if let Some(cause) = said(&failures[f].error) {
+            match counts.iter_mut().find(|(k, _)| *k == cause) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((cause, 1)),
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .filter(|(_, n)| 2 * n >= c.count())
+        .map(|(k, _)| k)
+}
+
+/// A missing-path cluster split: one cluster per path that failed in [`MIN_SESSIONS`]
+/// sessions or more (its shape is the path), and the rest (the guesses) as the cluster it
+/// was, so its id does not move.
+fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, Plan)> {
+    let mut by: BTreeMap<String, (Vec<usize>, BTreeSet<&str>)> = BTreeMap::new();
+    for &f in &c.failures {
+        let Some(path) = crate::rules::condition::read_path(&failures[f].command) else {
+            continue;
+        };
+        let e = by.entry(path).or_default();
+        e.0.push(f);
+        if let Some(s) = failures[f].session.as_deref() {
+            e.1.insert(s);
+        }
+    }
+    let mut out = Vec::new();
+    // A failure whose path the store does not hold says nothing either way: with one, the
+    // rest is not known to be guesses, and the outcome model judges it as before.
+    let all_pathed = by.values().map(|(l, _)| l.len()).sum::<usize>() == c.count();
+    let mut rest = c.clone();
+    for (path, (list, sessions)) in by {
+        if sessions.len() < MIN_SESSIONS {
+            continue;
+        }
+        rest.failures.retain(|f| !list.contains(f));
+        let mut one = c.clone();
+        one.shape.clone_from(&path);
+        one.failures = list;
+        out.push((
+            one,
+            Plan {
+                cause: Some(Cause::RecurringPath(path)),
+                floor: min_count.min(2),
+            },
+        ));
+    }
+    // `tokens` is parallel to `failures` for program clusters only; a tool-wide one has none.
+    rest.tokens.clear();
+    if !rest.failures.is_empty() {
+        out.push((
+            rest,
+            Plan {
+                cause: all_pathed.then_some(Cause::Guessed),
+                floor: min_count,
+            },
+        ));
+    }
+    out
+}
+
+/// The proposal for a file tool's cluster of this cause: the tool-wide proposal `p`,
+/// conditioned on the state (or keyed on the path) that tells its failures apart. Lessons
+/// and guesses keep the tool-wide proposal, for their evidence only.
+pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
+    let field = path_field(tool);
+    match cause {
+        Cause::Directory => {
+            p.kind = "path-is-directory";
+            p.when = Some(json!({"path_is_directory": {"field": field}}));
+        }
+        Cause::NotRead => {
+            p.kind = "not-read-in-session";
+            p.when = Some(json!({"not_read_in_session": field}));
+        }
+        Cause::RecurringPath(path) => {
+            p.kind = "recurring-path";
+            p.field = Some(field);
+            p.any = vec![format!("^{}$", escape(path))];
+            p.when = Some(json!({"path_missing": {"field": field}}));
+        }
+        Cause::Stale | Cause::NoMatch | Cause::Guessed => return p,
+    }
+    p.unless.clear();
+    p.field_unless = None;
+    p
+}
+
+/// Is this proposal conditioned on a state the host's own error named, proposed from
+/// [`MIN_SESSIONS`] failures (not read in the session, a recurring missing path)?
+pub(crate) fn host_stated(p: &Proposal) -> bool {
+    matches!(p.kind, "not-read-in-session" | "recurring-path")
+}
+
+/// Why a stale-file cluster is a lesson.
+pub(crate) const STALE_LESSON: &str = "the file changed after the session read it (\"modified since read\"): Read it again before writing. No call field or state the guard can check separates these from the tool's successes (the history keeps no modification time of a Read), so a lesson, not a rule";
+
+/// Why an edit whose old text did not match is a lesson.
+pub(crate) const NO_MATCH_LESSON: &str = "the edit's old text did not match the file exactly once (\"string to replace not found\"): re-Read the lines and copy them exactly. Only the tool can check this; no field separates these calls from its successes, so a lesson, not a rule";
+
+/// Why a learned condition that does not separate is a lesson.
+pub(crate) const NOT_SEPARATED_LESSON: &str = "the state the error names, replayed over the history as the guard would check it, does not separate these failures from the tool's successes: a lesson, not a rule";
+
+/// Why a tool-wide candidate firing mostly on other causes' failures is a lesson.
+pub(crate) const MIXED_LESSON: &str = "a tool-wide rule would fire mostly on the tool's failures of other causes, and no field or state separates this cause from them: a lesson, not a rule";
+
+/// The verdict on a file tool's candidate, from its cause and its replay (`own`: its
+/// cluster's failures); `None`: not a file tool's cluster, the outcome model decides.
+pub(crate) fn verdict(
+    cause: Option<&Cause>,
+    tool_wide: bool,
+    tool: &str,
+    b: &Backtest,
+    own: u64,
+) -> Option<FindingKind> {
+    let separates = 2 * b.failures >= own && 2 * b.failures >= b.matched;
+    match cause {
+        Some(Cause::Stale) => Some(FindingKind::Lesson(STALE_LESSON)),
+        Some(Cause::NoMatch) => Some(FindingKind::Lesson(NO_MATCH_LESSON)),
+        Some(Cause::Guessed) => Some(FindingKind::Guess),
+        Some(Cause::Directory | Cause::NotRead | Cause::RecurringPath(_)) => {
+            (!separates).then_some(FindingKind::Lesson(NOT_SEPARATED_LESSON))
+        }
+        None if tool_wide && FILE_TOOLS.contains(&tool) && 2 * own < b.failures => {
+            Some(FindingKind::Lesson(MIXED_LESSON))
+        }
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::derive::cluster::ToolGroup;
+
+    fn failure(tool: &str, command: &str, error: &str, session: &str) -> Failure {
+        Failure {
+            tool: tool.into(),
+            command: command.into(),
+            error: error.into(),
+            signature: String::new(),
+            session: Some(session.into()),
+            started_ms: 0,
+            source: "trace".into(),
+            over_limit: false,
+        }
+    }
+
+    fn cluster(tool: &str, failures: Vec<usize>) -> Cluster {
+        Cluster {
+            group: ToolGroup::of(tool),
+            shape: tool.into(),
+            signature: "sig".into(),
+            kind: Kind::ToolWide,
+            failures,
+            tokens: vec![],
+            signatures: vec!["sig".into()],
+        }
+    }
+
+    #[test]
+    fn each_hosts_words_name_one_cause() {
+        for (error, cause) in [
+            (
+                "EISDIR: illegal operation on a directory, read",
+                Some(Cause::Directory),
+            ),
+            (
+                "File has not been read yet. Read it first before writing to it.",
+                Some(Cause::NotRead),
+            ),
+            (
+                "File has been modified since read, either by the user or by a linter.",
+                Some(Cause::Stale),
+            ),
+            (
+                "File has been unexpectedly modified. Read it again",
+                Some(Cause::Stale),
+            ),
+            (
+                "String to replace not found in file.\nString: foo",
+                Some(Cause::NoMatch),
+            ),
+            (
+                "Failed to edit, could not find the string to replace.",
+                Some(Cause::NoMatch),
+            ),
+            (
+                "Failed to find expected lines in src/a.rs",
+                Some(Cause::NoMatch),
+            ),
+            (
+                "File does not exist. Current working directory: /w",
+                Some(Cause::Guessed),
+            ),
+            ("ENOENT: no such file or directory", Some(Cause::Guessed)),
+            ("File content exceeds maximum allowed size", None),
+        ] {
+            assert_eq!(said(error), cause, "{error}");
+        }
+        assert_eq!(path_field("view"), "path");
+        assert_eq!(path_field("Read"), "file_path");
+    }
+
+    #[test]
+    fn a_missing_path_recurring_across_sessions_is_split_from_the_guesses() {
+        let missing = "File does not exist.";
+        let fs = vec![
+            failure("Read", "/p/STATUS.md", missing, "s1"),
+            failure("Read", "/p/STATUS.md", missing, "s2"),
+            failure("Read", "/p/STATUS.md", missing, "s3"),
+            failure("Read", "/p/a.md", missing, "s1"),
+            failure("Read", "/p/b.md", missing, "s2"),
+            // The same path twice in one session is not a recurrence across sessions.
+            failure("Read", "/p/c.md", missing, "s1"),
+            failure("Read", "/p/c.md", missing, "s1"),
+        ];
+        let out = split(vec![cluster("Read", (0..7).collect())], &fs, 3);
+        assert_eq!(out.len(), 2);
+        let (guesses, plan) = &out[0];
+        assert_eq!(guesses.failures, [3, 4, 5, 6]);
+        assert_eq!(guesses.shape, "Read", "the rest keeps the cluster's id");
+        assert_eq!(plan.cause, Some(Cause::Guessed));
+        let (path, plan) = &out[1];
+        assert_eq!(path.failures, [0, 1, 2]);
+        assert_eq!(
+            (plan.cause.clone(), plan.floor),
+            (Some(Cause::RecurringPath("/p/STATUS.md".into())), 2)
+        );
+        assert_ne!(path.id(), guesses.id());
+        // Two sessions are enough; one is not.
+        let out = split(vec![cluster("Read", vec![0, 1])], &fs, 3);
+        assert_eq!(out.len(), 1);
+        assert!(matches!(out[0].1.cause, Some(Cause::RecurringPath(_))));
+        let out = split(vec![cluster("Read", vec![5, 6])], &fs, 3);
+        assert_eq!(out[0].1.cause, Some(Cause::Guessed));
+        // A failure without a stored path: the rest is not known to be guesses.
+        let mut fs = fs;
+        fs.push(failure("Read", "{}", missing, "s2"));
+        let out = split(vec![cluster("Read", vec![0, 1, 3, 7])], &fs, 3);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].0.failures, [0, 1]);
+        assert_eq!(out[1].0.failures, [3, 7]);
+        assert_eq!(out[1].1.cause, None);
+    }
+
+    #[test]
+    fn not_read_needs_two_sessions_below_min_count_and_other_tools_are_untouched() {
+        let nr = "File has not been read yet. Read it first before writing to it.";
+        let fs = vec![
+            failure("Edit", "/a", nr, "s1"),
+            failure("Edit", "/b", nr, "s2"),
+            failure("Edit", "/c", nr, "s1"),
+            failure("Bash", "x", nr, "s1"),
+            failure("Edit", "/d", "boom", "s1"),
+            failure("Edit", "/e", "boom", "s1"),
+            failure("Edit", "/f", nr, "s1"),
+        ];
+        let plan = |c: Cluster| split(vec![c], &fs, 3).remove(0).1;
+        assert_eq!(
+            plan(cluster("Edit", vec![0, 1])),
+            Plan {
+                cause: Some(Cause::NotRead),
+                floor: 2
+            }
+        );
+        assert_eq!(plan(cluster("Edit", vec![0, 2])).floor, 3, "one session");
+        assert_eq!(plan(cluster("Edit", vec![0, 1])).floor, 2);
+        assert_eq!(
+            split(vec![cluster("Edit", vec![0, 1])], &fs, 1)[0].1.floor,
+            1
+        );
+        // Half the failures saying it is enough; fewer is not.
+        assert_eq!(
+            plan(cluster("Edit", vec![4, 6])).cause,
+            Some(Cause::NotRead)
+        );
+        assert_eq!(plan(cluster("Edit", vec![4, 5, 6])).cause, None);
+        // Not a file tool, or not tool-wide: no cause.
+        assert_eq!(plan(cluster("Bash", vec![3])).cause, None);
+        assert_eq!(plan(cluster("WebFetch", vec![0, 1])).cause, None);
+        let mut prog = cluster("Edit", vec![0, 1]);
+        prog.kind = Kind::NoProgram;
+        assert_eq!(plan(prog).cause, None);
+    }
+
+    fn tool_wide() -> Proposal {
+        Proposal {
+            kind: "tool-wide",
+            any: vec![],
+            unless: vec![r"^\d+$".into()],
+            match_mode: None,
+            flags: None,
+            literal: None,
+            field_unless: None,
+            when: None,
+            field: None,
+        }
+    }
+
+    #[test]
+    fn each_cause_proposes_its_condition() {
+        let p = propose(&Cause::Directory, "Read", tool_wide());
+        assert_eq!(p.kind, "path-is-directory");
+        assert_eq!(
+            p.when,
+            Some(json!({"path_is_directory": {"field": "file_path"}}))
+        );
+        assert!(p.unless.is_empty() && p.any.is_empty());
+        let p = propose(&Cause::NotRead, "edit", tool_wide());
+        assert_eq!(p.when, Some(json!({"not_read_in_session": "path"})));
+        let p = propose(&Cause::RecurringPath("/p/S.md".into()), "Read", tool_wide());
+        assert_eq!(p.any, [r"^/p/S\.md$"]);
+        assert_eq!(p.field, Some("file_path"));
+        assert_eq!(
+            p.when,
+            Some(json!({"path_missing": {"field": "file_path"}}))
+        );
+        for c in [Cause::Stale, Cause::NoMatch, Cause::Guessed] {
+            assert_eq!(propose(&c, "Edit", tool_wide()), tool_wide());
+        }
+    }
+
+    fn backtest(matched: u64, failures: u64) -> Backtest {
+        Backtest {
+            matched,
+            failures,
+            ..Backtest::default()
+        }
+    }
+
+    #[test]
+    fn a_condition_is_kept_only_where_the_replay_shows_it_separates() {
+        let v =
+            |cause: Option<&Cause>, m, f, own| verdict(cause, true, "Read", &backtest(m, f), own);
+        let dir = Some(&Cause::Directory);
+        assert_eq!(v(dir, 5, 5, 5), None);
+        assert_eq!(v(dir, 6, 3, 6), None, "half its failures, half it fires on");
+        assert_eq!(
+            v(dir, 6, 2, 4),
+            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON)),
+            "fails on too few of what it fires on"
+        );
+        assert_eq!(
+            v(dir, 2, 2, 5),
+            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON)),
+            "fires on too few of its failures"
+        );
+        assert_eq!(v(Some(&Cause::NotRead), 4, 2, 4), None);
+        assert_eq!(
+            v(Some(&Cause::RecurringPath("/x".into())), 5, 2, 3),
+            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON))
+        );
+        assert_eq!(
+            v(Some(&Cause::Stale), 9, 9, 9),
+            Some(FindingKind::Lesson(STALE_LESSON))
+        );
+        assert_eq!(
+            v(Some(&Cause::NoMatch), 9, 9, 9),
+            Some(FindingKind::Lesson(NO_MATCH_LESSON))
+        );
+        assert_eq!(v(Some(&Cause::Guessed), 9, 1, 1), Some(FindingKind::Guess));
+        // No cause: a tool-wide rule of a file tool is kept while half of what it fires on
+        // is its own.
+        assert_eq!(v(None, 50, 10, 5), None);
+        assert_eq!(v(None, 50, 11, 5), Some(FindingKind::Lesson(MIXED_LESSON)));
+        assert_eq!(verdict(None, false, "Read", &backtest(50, 11), 5), None);
+        assert_eq!(verdict(None, true, "WebFetch", &backtest(50, 11), 5), None);
+    }
+}
