@@ -393,8 +393,8 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             &primary.group.key,
             &d.backtest,
             d.fail_count(&derivation.clusters) as u64,
-        )
-        .unwrap_or_else(|| verdict(&derivation, &d, rule));
+            || verdict(&derivation, &d, rule),
+        );
         if verdict != FindingKind::Rule {
             derivation.not_rules.push((d, verdict));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {

@@ -12,8 +12,9 @@
 //! - **missing path** ("does not exist"): split by path. A path that failed in
 //!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
 //!   again — a rule on that path (`any` on the path field) while it is missing
-//!   (`when: {path_missing: …}`); the rest, a different path each time, is the agent
-//!   guessing (`finding`), never a rule;
+//!   (`when: {path_missing: …}`); the rest, a different path each time, is left to the
+//!   outcome model (`finding`): the agent guessing, unless a wrong spelling of paths the
+//!   tool reads under another recurs;
 //! - **stale** ("modified since read") and **no match** ("string to replace not found",
 //!   "failed to find expected lines"): lessons. Nothing the guard can check before the call
 //!   separates them from the tool's successes — whether an edit's old text is in the file is
@@ -78,7 +79,7 @@ pub(crate) enum Cause {
     NoMatch,
     /// This path does not exist, and failed in two or more sessions.
     RecurringPath(String),
-    /// A different missing path each time.
+    /// A missing path that did not recur across sessions (the outcome model judges them).
     Guessed,
 }
 
@@ -259,9 +260,6 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
         }
     }
     let mut out = Vec::new();
-    // A failure whose path the store does not hold says nothing either way: with one, the
-    // rest is not known to be guesses, and the outcome model judges it as before.
-    let all_pathed = by.values().map(|(l, _)| l.len()).sum::<usize>() == c.count();
     let mut rest = c.clone();
     for (path, (list, sessions)) in by {
         if sessions.len() < MIN_SESSIONS {
@@ -285,7 +283,7 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
         out.push((
             rest,
             Plan {
-                cause: all_pathed.then_some(Cause::Guessed),
+                cause: Some(Cause::Guessed),
                 floor: min_count,
             },
         ));
@@ -338,27 +336,35 @@ pub(crate) const NOT_SEPARATED_LESSON: &str = "the state the error names, replay
 /// Why a tool-wide candidate firing mostly on other causes' failures is a lesson.
 pub(crate) const MIXED_LESSON: &str = "a tool-wide rule would fire mostly on the tool's failures of other causes, and no field or state separates this cause from them: a lesson, not a rule";
 
-/// The verdict on a file tool's candidate, from its cause and its replay (`own`: its
-/// cluster's failures); `None`: not a file tool's cluster, the outcome model decides.
+/// The verdict on a candidate, from its cluster's cause and its replay (`own`: its
+/// cluster's failures); `model` is the outcome model's verdict (`finding`), asked for a
+/// cluster whose cause does not decide (none, or missing paths that did not recur).
 pub(crate) fn verdict(
     cause: Option<&Cause>,
     tool_wide: bool,
     tool: &str,
     b: &Backtest,
     own: u64,
-) -> Option<FindingKind> {
-    let separates = 2 * b.failures >= own && 2 * b.failures >= b.matched;
+    model: impl FnOnce() -> FindingKind,
+) -> FindingKind {
     match cause {
-        Some(Cause::Stale) => Some(FindingKind::Lesson(STALE_LESSON)),
-        Some(Cause::NoMatch) => Some(FindingKind::Lesson(NO_MATCH_LESSON)),
-        Some(Cause::Guessed) => Some(FindingKind::Guess),
+        Some(Cause::Stale) => FindingKind::Lesson(STALE_LESSON),
+        Some(Cause::NoMatch) => FindingKind::Lesson(NO_MATCH_LESSON),
         Some(Cause::Directory | Cause::NotRead | Cause::RecurringPath(_)) => {
-            (!separates).then_some(FindingKind::Lesson(NOT_SEPARATED_LESSON))
+            if 2 * b.failures >= own && 2 * b.failures >= b.matched {
+                FindingKind::Rule
+            } else {
+                FindingKind::Lesson(NOT_SEPARATED_LESSON)
+            }
         }
-        None if tool_wide && FILE_TOOLS.contains(&tool) && 2 * own < b.failures => {
-            Some(FindingKind::Lesson(MIXED_LESSON))
-        }
-        None => None,
+        Some(Cause::Guessed) | None => match model() {
+            FindingKind::Rule
+                if tool_wide && FILE_TOOLS.contains(&tool) && 2 * own < b.failures =>
+            {
+                FindingKind::Lesson(MIXED_LESSON)
+            }
+            k => k,
+        },
     }
 }
 
@@ -468,14 +474,14 @@ mod tests {
         assert!(matches!(out[0].1.cause, Some(Cause::RecurringPath(_))));
         let out = split(vec![cluster("Read", vec![5, 6])], &fs, 3);
         assert_eq!(out[0].1.cause, Some(Cause::Guessed));
-        // A failure without a stored path: the rest is not known to be guesses.
+        // A failure without a stored path stays with the rest.
         let mut fs = fs;
         fs.push(failure("Read", "{}", missing, "s2"));
         let out = split(vec![cluster("Read", vec![0, 1, 3, 7])], &fs, 3);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].0.failures, [0, 1]);
         assert_eq!(out[1].0.failures, [3, 7]);
-        assert_eq!(out[1].1.cause, None);
+        assert_eq!(out[1].1.cause, Some(Cause::Guessed));
     }
 
     #[test]
@@ -565,40 +571,79 @@ mod tests {
 
     #[test]
     fn a_condition_is_kept_only_where_the_replay_shows_it_separates() {
-        let v =
-            |cause: Option<&Cause>, m, f, own| verdict(cause, true, "Read", &backtest(m, f), own);
+        let rule = || FindingKind::Rule;
+        let v = |cause: Option<&Cause>, m, f, own| {
+            verdict(cause, true, "Read", &backtest(m, f), own, || {
+                panic!("the cause decides")
+            })
+        };
         let dir = Some(&Cause::Directory);
-        assert_eq!(v(dir, 5, 5, 5), None);
-        assert_eq!(v(dir, 6, 3, 6), None, "half its failures, half it fires on");
+        assert_eq!(v(dir, 5, 5, 5), FindingKind::Rule);
+        assert_eq!(
+            v(dir, 6, 3, 6),
+            FindingKind::Rule,
+            "half its failures, half it fires on"
+        );
         assert_eq!(
             v(dir, 6, 2, 4),
-            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON)),
+            FindingKind::Lesson(NOT_SEPARATED_LESSON),
             "fails on too few of what it fires on"
         );
         assert_eq!(
             v(dir, 2, 2, 5),
-            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON)),
+            FindingKind::Lesson(NOT_SEPARATED_LESSON),
             "fires on too few of its failures"
         );
-        assert_eq!(v(Some(&Cause::NotRead), 4, 2, 4), None);
+        assert_eq!(v(Some(&Cause::NotRead), 4, 2, 4), FindingKind::Rule);
         assert_eq!(
             v(Some(&Cause::RecurringPath("/x".into())), 5, 2, 3),
-            Some(FindingKind::Lesson(NOT_SEPARATED_LESSON))
+            FindingKind::Lesson(NOT_SEPARATED_LESSON)
         );
         assert_eq!(
             v(Some(&Cause::Stale), 9, 9, 9),
-            Some(FindingKind::Lesson(STALE_LESSON))
+            FindingKind::Lesson(STALE_LESSON)
         );
         assert_eq!(
             v(Some(&Cause::NoMatch), 9, 9, 9),
-            Some(FindingKind::Lesson(NO_MATCH_LESSON))
+            FindingKind::Lesson(NO_MATCH_LESSON)
         );
-        assert_eq!(v(Some(&Cause::Guessed), 9, 1, 1), Some(FindingKind::Guess));
-        // No cause: a tool-wide rule of a file tool is kept while half of what it fires on
-        // is its own.
-        assert_eq!(v(None, 50, 10, 5), None);
-        assert_eq!(v(None, 50, 11, 5), Some(FindingKind::Lesson(MIXED_LESSON)));
-        assert_eq!(verdict(None, false, "Read", &backtest(50, 11), 5), None);
-        assert_eq!(verdict(None, true, "WebFetch", &backtest(50, 11), 5), None);
+        // Otherwise the outcome model decides; a rule it keeps that would be a tool-wide
+        // rule of a file tool firing mostly on other causes' failures is a lesson.
+        let w = |cause: Option<&Cause>, tool_wide, tool, f, own, k: FindingKind| {
+            verdict(cause, tool_wide, tool, &backtest(50, f), own, move || k)
+        };
+        let guessed = Some(&Cause::Guessed);
+        assert_eq!(
+            w(guessed, true, "Read", 9, 3, FindingKind::Guess),
+            FindingKind::Guess
+        );
+        assert_eq!(
+            w(guessed, true, "Read", 7, 3, FindingKind::Rule),
+            FindingKind::Lesson(MIXED_LESSON)
+        );
+        assert_eq!(
+            w(guessed, true, "Read", 6, 3, FindingKind::Rule),
+            FindingKind::Rule
+        );
+        assert_eq!(
+            w(None, true, "Read", 10, 5, FindingKind::Rule),
+            FindingKind::Rule
+        );
+        assert_eq!(
+            w(None, true, "Read", 11, 5, FindingKind::Rule),
+            FindingKind::Lesson(MIXED_LESSON)
+        );
+        assert_eq!(
+            w(None, false, "Read", 11, 5, FindingKind::Rule),
+            FindingKind::Rule
+        );
+        assert_eq!(
+            w(None, true, "WebFetch", 11, 5, FindingKind::Rule),
+            FindingKind::Rule
+        );
+        assert_eq!(
+            verdict(None, true, "Read", &backtest(1, 1), 1, rule),
+            FindingKind::Rule
+        );
     }
 }
