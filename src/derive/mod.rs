@@ -403,6 +403,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.candidates.push(d);
         }
     }
+    tool_causes::demote_unkeyed(&mut derivation);
     let order = |d: &Derived| {
         (
             std::cmp::Reverse(d.fail_count(&derivation.clusters)),

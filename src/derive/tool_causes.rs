@@ -29,8 +29,9 @@
 //! it separates: it fires on at least half of its own failures, and at least half of what
 //! it fires on failed ([`verdict`]). Otherwise the cluster is a lesson too. A tool-wide
 //! candidate of a file tool left without a cause is kept only while at least half of the
-//! failures it fires on are its own; a tool-wide rule firing mostly on other causes' failures
-//! is reported as a lesson instead (no field or state separates them).
+//! failures it fires on are its own and, when keyed on nothing at all, while no other
+//! candidate of its tool exists ([`demote_unkeyed`]: it would fire on all of that one's
+//! failures); otherwise it is reported as a lesson (no field or state separates them).
 //!
 //! Not-read and recurring-path clusters need two failures in two sessions, not
 //! `--min-count`: the host's own error names the state, and the condition re-checks it
@@ -40,10 +41,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-use super::FindingKind;
 use super::calls::Failure;
 use super::cluster::{Cluster, Kind};
 use super::pattern::{Proposal, escape};
+use super::{Derivation, Derived, FindingKind};
 use crate::rules::backtest::Backtest;
 
 /// Fewest sessions a recurring path, or a not-read lesson proposed below `--min-count`,
@@ -333,8 +334,8 @@ pub(crate) const NO_MATCH_LESSON: &str = "the edit's old text did not match the 
 /// Why a learned condition that does not separate is a lesson.
 pub(crate) const NOT_SEPARATED_LESSON: &str = "the state the error names, replayed over the history as the guard would check it, does not separate these failures from the tool's successes: a lesson, not a rule";
 
-/// Why a tool-wide candidate firing mostly on other causes' failures is a lesson.
-pub(crate) const MIXED_LESSON: &str = "a tool-wide rule would fire mostly on the tool's failures of other causes, and no field or state separates this cause from them: a lesson, not a rule";
+/// Why a tool-wide candidate firing on other causes' failures is a lesson.
+pub(crate) const MIXED_LESSON: &str = "a tool-wide rule would fire on the tool's failures of other causes too (mostly theirs, or all of another candidate's), and no field or state separates this cause from them: a lesson, not a rule";
 
 /// The verdict on a candidate, from its cluster's cause and its replay (`own`: its
 /// cluster's failures); `model` is the outcome model's verdict (`finding`), asked for a
@@ -365,6 +366,43 @@ pub(crate) fn verdict(
             }
             k => k,
         },
+    }
+}
+
+/// Is this a file tool's candidate keyed on nothing (no pattern, no condition): it fires on
+/// every failure of its tool, whatever the cause?
+fn unkeyed(d: &Derived, clusters: &[Cluster]) -> bool {
+    let c = &clusters[d.clusters[0]];
+    c.kind == Kind::ToolWide
+        && FILE_TOOLS.contains(&c.group.key.as_str())
+        && d.proposal.any.is_empty()
+        && d.proposal.when.is_none()
+}
+
+/// A file tool's candidate keyed on nothing fires on every failure another candidate of the
+/// same tool fires on, so the two would share all of the other's failures: while the tool
+/// has another candidate (proposed or withheld), the unkeyed one is a lesson
+/// ([`MIXED_LESSON`]), not a second rule over the same failures.
+pub(crate) fn demote_unkeyed(dv: &mut Derivation) {
+    let clusters = &dv.clusters;
+    let tool_of = |d: &Derived| clusters[d.clusters[0]].group.glob.clone();
+    let keyed: BTreeSet<String> = dv
+        .candidates
+        .iter()
+        .chain(&dv.withheld)
+        .filter(|d| !unkeyed(d, clusters))
+        .map(tool_of)
+        .collect();
+    for list in [&mut dv.candidates, &mut dv.withheld] {
+        let (demoted, kept): (Vec<Derived>, Vec<Derived>) = std::mem::take(list)
+            .into_iter()
+            .partition(|d| unkeyed(d, clusters) && keyed.contains(&tool_of(d)));
+        *list = kept;
+        dv.not_rules.extend(
+            demoted
+                .into_iter()
+                .map(|d| (d, FindingKind::Lesson(MIXED_LESSON))),
+        );
     }
 }
 

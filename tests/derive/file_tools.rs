@@ -317,3 +317,63 @@ fn an_edit_whose_text_is_not_found_or_whose_file_changed_is_a_lesson_not_a_rule(
         crate::common::stdout(&out)
     );
 }
+
+#[test]
+fn a_tool_wide_candidate_is_not_left_beside_a_keyed_one_of_the_same_tool() {
+    let env = Env::new();
+    let eisdir = "EISDIR: illegal operation on a directory, read";
+    let mut rows: Vec<Row> = (0..4)
+        .map(|i| {
+            row(
+                "Read",
+                "failure",
+                &format!("/repo/d{i}"),
+                eisdir,
+                &format!("s{i}"),
+                i,
+            )
+        })
+        .collect();
+    // A cause no field or state separates, recurring more than the directories.
+    for i in 0..6 {
+        rows.push(row(
+            "Read",
+            "failure",
+            &format!("/repo/img{i}.heic"),
+            "Unsupported image format: image/heic",
+            &format!("s{}", i % 3),
+            10 + i,
+        ));
+    }
+    rows.extend(reads(30));
+    insert(&env, &rows);
+    let doc = derive_json(&env, &[]);
+    let read: Vec<&Value> = rules(&doc)
+        .into_iter()
+        .filter(|r| r["tool"] == "Read")
+        .collect();
+    assert_eq!(read.len(), 1, "{doc:#}");
+    assert_eq!(read[0]["meta"]["kind"], "path-is-directory");
+    let lessons: Vec<&Value> = not_rules(&doc)
+        .into_iter()
+        .filter(|n| n["finding"] == "lesson")
+        .collect();
+    assert_eq!(lessons.len(), 1, "{doc:#}");
+    assert_eq!(lessons[0]["fail_count"], 6);
+    assert!(
+        lessons[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("failures of other causes")
+    );
+
+    // Alone, the same tool-wide candidate stays a rule.
+    let env = Env::new();
+    insert(&env, &rows[4..]);
+    let doc = derive_json(&env, &[]);
+    assert_eq!(
+        rules(&doc).iter().filter(|r| r["tool"] == "Read").count(),
+        1,
+        "{doc:#}"
+    );
+}
