@@ -309,6 +309,10 @@ fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
             let _ = write!(pattern, "\nunless {u}");
         }
     }
+    if let Some(serde_json::Value::Object(when)) = &d.proposal.when {
+        let keys: Vec<&str> = when.keys().map(String::as_str).collect();
+        let _ = write!(pattern, "\nwhen {}", keys.join(", "));
+    }
     let crossfire = if d.backtest.crossfire == 0 {
         "0".to_string()
     } else {

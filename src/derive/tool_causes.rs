@@ -319,6 +319,36 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
     p
 }
 
+/// The draft message of a candidate keyed on a file tool's cause (`None`: not one): what
+/// the failing calls had in common and what to do instead, for the reviewer to refine.
+pub(crate) fn message(
+    p: &Proposal,
+    tool: &str,
+    fails: usize,
+    sessions: u64,
+    basis: &str,
+    ceiling: crate::rules::Action,
+) -> Option<String> {
+    let (what, instead) = match p.kind {
+        "path-is-directory" => (
+            format!("{tool} of a path that is a directory"),
+            "list the directory (a listing or search tool) instead of reading it as a file",
+        ),
+        "not-read-in-session" => (
+            format!("{tool} of a file this session has not Read"),
+            "Read the file first: the host refuses to write a file it has not seen",
+        ),
+        "recurring-path" => (
+            format!("{tool} of a path that does not exist, in {sessions} session(s)"),
+            "the path the agent keeps being sent to is wrong: fix the instructions that name it, or name the right one here",
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "DRAFT — {what} failed {fails}x ({basis}). {instead}. Refine this message, then promote monitor -> at most {ceiling}."
+    ))
+}
+
 /// Is this proposal conditioned on a state the host's own error named, proposed from
 /// [`MIN_SESSIONS`] failures (not read in the session, a recurring missing path)?
 pub(crate) fn host_stated(p: &Proposal) -> bool {
@@ -597,6 +627,35 @@ mod tests {
         for c in [Cause::Stale, Cause::NoMatch, Cause::Guessed] {
             assert_eq!(propose(&c, "Edit", tool_wide()), tool_wide());
         }
+    }
+
+    #[test]
+    fn a_keyed_candidate_says_what_its_failures_share() {
+        let m = |cause: &Cause| {
+            message(
+                &propose(cause, "Read", tool_wide()),
+                "Read",
+                3,
+                2,
+                "basis",
+                crate::rules::Action::Nudge,
+            )
+        };
+        let dir = m(&Cause::Directory).unwrap();
+        assert!(
+            dir.starts_with(
+                "DRAFT — Read of a path that is a directory failed 3x (basis). list the directory"
+            ),
+            "{dir}"
+        );
+        assert!(dir.ends_with("at most nudge."), "{dir}");
+        assert!(m(&Cause::NotRead).unwrap().contains("has not Read"));
+        assert!(
+            m(&Cause::RecurringPath("/x".into()))
+                .unwrap()
+                .contains("does not exist, in 2 session(s)")
+        );
+        assert_eq!(m(&Cause::Stale), None);
     }
 
     fn backtest(matched: u64, failures: u64) -> Backtest {

@@ -119,6 +119,13 @@ fn a_read_of_a_directory_is_conditioned_on_the_path_being_one() {
         serde_json::json!({"path_is_directory": {"field": "file_path"}})
     );
     assert_eq!(c["meta"]["kind"], "path-is-directory");
+    assert!(
+        c["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("DRAFT — Read of a path that is a directory failed 4x"),
+        "{c:#}"
+    );
     let b = &c["meta"]["backtest"];
     assert_eq!(
         (b["matched"].as_u64(), b["failures"].as_u64()),
