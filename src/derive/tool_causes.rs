@@ -165,66 +165,75 @@ pub(crate) struct Plan {
     pub floor: u64,
 }
 
-/// The clusters with every file tool's missing-path cluster split by path, each with its
-/// plan, largest first (as `cluster::build` orders them).
+/// The clusters with every file tool's clusters of one cause merged into one (the
+/// largest names it: an error that quotes the path or the text not found makes a signature
+/// per call, and the cause is the same) and its missing-path cluster then split by path,
+/// each with its plan, largest first (as `cluster::build` orders them).
 pub(crate) fn split(
     clusters: Vec<Cluster>,
     failures: &[Failure],
     min_count: u64,
 ) -> Vec<(Cluster, Plan)> {
     let mut out = Vec::with_capacity(clusters.len());
-    let plain = |c| {
-        (
-            c,
-            Plan {
-                cause: None,
-                floor: min_count,
-            },
-        )
-    };
+    let mut caused: Vec<(Cluster, Cause)> = Vec::new();
     for c in clusters {
-        if c.kind != Kind::ToolWide || !FILE_TOOLS.contains(&c.group.key.as_str()) {
-            out.push(plain(c));
-            continue;
-        }
-        let Some(cause) = agreed(&c, failures) else {
-            out.push(plain(c));
-            continue;
-        };
-        let sessions = |c: &Cluster| {
-            c.failures
-                .iter()
-                .filter_map(|&f| failures[f].session.as_deref())
-                .collect::<BTreeSet<_>>()
-                .len()
-        };
-        match cause {
-            Cause::Guessed => out.extend(by_path(&c, failures, min_count)),
-            Cause::NotRead => {
-                let floor = if sessions(&c) >= MIN_SESSIONS {
-                    min_count.min(2)
-                } else {
-                    min_count
-                };
-                out.push((
-                    c,
-                    Plan {
-                        cause: Some(Cause::NotRead),
-                        floor,
-                    },
-                ));
-            }
-            cause => out.push((
+        let cause = (c.kind == Kind::ToolWide && FILE_TOOLS.contains(&c.group.key.as_str()))
+            .then(|| agreed(&c, failures))
+            .flatten();
+        let Some(cause) = cause else {
+            out.push((
                 c,
                 Plan {
-                    cause: Some(cause),
+                    cause: None,
                     floor: min_count,
                 },
-            )),
+            ));
+            continue;
+        };
+        match caused
+            .iter_mut()
+            .find(|(m, k)| m.group == c.group && *k == cause)
+        {
+            Some((m, _)) => {
+                m.failures.extend(&c.failures);
+                m.failures.sort_unstable();
+                for sig in c.signatures {
+                    if !m.signatures.contains(&sig) {
+                        m.signatures.push(sig);
+                    }
+                }
+            }
+            None => caused.push((c, cause)),
         }
+    }
+    for (c, cause) in caused {
+        let floor = match cause {
+            Cause::Guessed => {
+                out.extend(by_path(&c, failures, min_count));
+                continue;
+            }
+            Cause::NotRead if sessions(&c, failures) >= MIN_SESSIONS => min_count.min(2),
+            _ => min_count,
+        };
+        out.push((
+            c,
+            Plan {
+                cause: Some(cause),
+                floor,
+            },
+        ));
     }
     out.sort_by_cached_key(|(c, _)| (std::cmp::Reverse(c.count()), c.id()));
     out
+}
+
+/// Distinct sessions of a cluster's failures.
+fn sessions(c: &Cluster, failures: &[Failure]) -> usize {
+    c.failures
+        .iter()
+        .filter_map(|&f| failures[f].session.as_deref())
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 /// The cause at least half of a cluster's failures say.
@@ -550,6 +559,52 @@ mod tests {
         assert_eq!(out[0].0.failures, [0, 1]);
         assert_eq!(out[1].0.failures, [3, 7]);
         assert_eq!(out[1].1.cause, Some(Cause::Guessed));
+    }
+
+    #[test]
+    fn a_tools_clusters_of_one_cause_are_merged_whatever_their_signatures() {
+        let fs = vec![
+            failure("Read", "/a/x", "File not found: /a/x", "s1"),
+            failure("Read", "/a/x", "File not found: /a/x ", "s2"),
+            failure(
+                "Read",
+                "/b",
+                "EISDIR: illegal operation on a directory",
+                "s1",
+            ),
+            failure("Read", "/c", "Path is a directory: /c", "s2"),
+            failure("Write", "/d", "Path is a directory: /d", "s2"),
+            failure("Read", "/e", "File not found: /e", "s3"),
+        ];
+        let mut a = cluster("Read", vec![0, 5]);
+        a.signature = "file not found: a".into();
+        let mut b = cluster("Read", vec![1]);
+        b.signature = "file not found: b".into();
+        b.signatures = vec!["other".into()];
+        let dir1 = cluster("Read", vec![2]);
+        let mut dir2 = cluster("Read", vec![3]);
+        dir2.signature = "path is a directory".into();
+        let write = cluster("Write", vec![4]);
+        let out = split(vec![a, dir1, b, dir2, write], &fs, 1);
+        let summary: Vec<(String, Vec<usize>, Option<Cause>)> = out
+            .iter()
+            .map(|(c, p)| (c.group.key.clone(), c.failures.clone(), p.cause.clone()))
+            .collect();
+        assert!(
+            summary.contains(&("Read".into(), vec![2, 3], Some(Cause::Directory))),
+            "{summary:?}"
+        );
+        assert!(summary.contains(&("Write".into(), vec![4], Some(Cause::Directory))));
+        // The missing paths of two signatures, merged, then split by path: /a/x recurs.
+        assert!(summary.contains(&(
+            "Read".into(),
+            vec![0, 1],
+            Some(Cause::RecurringPath("/a/x".into()))
+        )));
+        assert!(summary.contains(&("Read".into(), vec![5], Some(Cause::Guessed))));
+        assert_eq!(out.len(), 4);
+        let merged = out.iter().find(|(c, _)| c.failures == [0, 1]).unwrap();
+        assert_eq!(merged.0.signatures, ["sig", "other"]);
     }
 
     #[test]
