@@ -20,6 +20,9 @@
 //!   `C:\…`) and that happens in two or more sessions: a reviewer keeps that rule.
 //!   The same holds for one error signature from [`SHARED_PROGRAMS`] or more different
 //!   programs: what they share is the environment they ran in, not a fault of each.
+//! - **lesson** — a file tool's cause nothing the guard can check separates from the
+//!   tool's successes (an edit's text not found, a file modified since read), decided in
+//!   `tool_causes`, not here.
 //! - **rule** — everything else: a candidate.
 
 use std::collections::{BTreeSet, HashSet};

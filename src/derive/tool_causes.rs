@@ -8,7 +8,9 @@
 //!   directory (`when: {path_is_directory: …}`), answered by `stat()` live and from the
 //!   history's own evidence in replay;
 //! - **not read** ("has not been read yet"): the rule fires only on a file no Read of the
-//!   session has read (`when: {not_read_in_session: …}`);
+//!   session has read (`when: {not_read_in_session: …}`). For Write this also fires on
+//!   every new file the agent creates (no condition says "exists before the call"), so the
+//!   replay check below usually turns a Write's cluster into a lesson; Edit needs no more;
 //! - **missing path** ("does not exist"): split by path. A path that failed in
 //!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
 //!   again — a rule on that path (`any` on the path field) while it is missing
