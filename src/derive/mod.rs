@@ -3,7 +3,10 @@
 //! The pipeline, one file per step, over a [`Window`] of the store: `calls` (the store
 //! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
-//! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
+//! file not read, a recurring missing path, with the condition that keys each) and
+//! `tool_verdict` (a learned condition kept only where the replay shows it separates;
+//! lessons), `contrast` (missing-flag and narrowing tokens from failing vs successful
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
@@ -37,6 +40,7 @@ mod pattern;
 mod render;
 mod reviewed;
 mod tool_causes;
+mod tool_verdict;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -387,7 +391,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             continue;
         }
         let primary = &derivation.clusters[d.clusters[0]];
-        let verdict = tool_causes::verdict(
+        let verdict = tool_verdict::verdict(
             plans[d.clusters[0]].cause.as_ref(),
             primary.kind == Kind::ToolWide,
             &primary.group.key,
@@ -403,7 +407,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.candidates.push(d);
         }
     }
-    tool_causes::demote_unkeyed(&mut derivation);
+    tool_verdict::demote_unkeyed(&mut derivation);
     let order = |d: &Derived| {
         (
             std::cmp::Reverse(d.fail_count(&derivation.clusters)),
