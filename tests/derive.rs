@@ -3,6 +3,7 @@
 
 mod blame;
 mod evidence;
+mod file_tools;
 mod findings;
 mod lifecycle;
 mod realdata;

@@ -83,6 +83,8 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<S
         r.insert("field".into(), json!("command"));
     } else if let Some(u) = &p.field_unless {
         r.insert("field".into(), json!(u.field));
+    } else if let Some(f) = p.field {
+        r.insert("field".into(), json!(f));
     }
     if !p.any.is_empty() {
         r.insert("any".into(), json!(p.any));
@@ -131,7 +133,16 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     } else {
         sample_error.clone()
     };
-    let message = if primary.kind == Kind::ToolWide {
+    let message = if let Some(m) = super::tool_causes::message(
+        &d.proposal,
+        &primary.group.glob,
+        fail_count,
+        d.backtest.sessions,
+        &basis,
+        ceiling,
+    ) {
+        m
+    } else if primary.kind == Kind::ToolWide {
         let sample: String = shown_error.chars().take(140).collect();
         let advice = if ceiling == crate::rules::Action::Monitor {
             "There is too little evidence to arm it yet: keep it at monitor.".to_string()

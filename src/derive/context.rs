@@ -348,6 +348,7 @@ mod tests {
             literal: Some("npm".into()),
             field_unless: None,
             when: None,
+            field: None,
         };
         let sep = |key, values: &[&str]| Separation {
             key,

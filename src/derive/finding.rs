@@ -20,6 +20,9 @@
 //!   `C:\…`) and that happens in two or more sessions: a reviewer keeps that rule.
 //!   The same holds for one error signature from [`SHARED_PROGRAMS`] or more different
 //!   programs: what they share is the environment they ran in, not a fault of each.
+//! - **lesson** — a file tool's cause nothing the guard can check separates from the
+//!   tool's successes (an edit's text not found, a file modified since read), decided in
+//!   `tool_causes`, not here.
 //! - **rule** — everything else: a candidate.
 
 use std::collections::{BTreeSet, HashSet};
@@ -36,6 +39,9 @@ pub(crate) enum FindingKind {
     Environment(&'static str),
     /// A different guessed operand each time; the tool works with others.
     Guess,
+    /// A lesson for the agent (this, in words): a cause no field or state the guard can
+    /// check separates from the tool's successes (`tool_causes`).
+    Lesson(&'static str),
 }
 
 impl FindingKind {
@@ -45,6 +51,7 @@ impl FindingKind {
             FindingKind::Rule => "rule",
             FindingKind::Environment(_) => "environment",
             FindingKind::Guess => "guess",
+            FindingKind::Lesson(_) => "lesson",
         }
     }
 
@@ -52,7 +59,7 @@ impl FindingKind {
     pub(crate) fn why(self) -> &'static str {
         match self {
             FindingKind::Rule => "",
-            FindingKind::Environment(kind) => kind,
+            FindingKind::Environment(kind) | FindingKind::Lesson(kind) => kind,
             FindingKind::Guess => {
                 "a different operand in every failing call (the error says it does not exist) while the tool succeeds on most of the calls the pattern matches: the agent guessing, not a rule"
             }

@@ -3,7 +3,10 @@
 //! The pipeline, one file per step, over a [`Window`] of the store: `calls` (the store
 //! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
-//! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
+//! file not read, a recurring missing path, with the condition that keys each) and
+//! `tool_verdict` (a learned condition kept only where the replay shows it separates;
+//! lessons), `contrast` (missing-flag and narrowing tokens from failing vs successful
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
@@ -38,6 +41,8 @@ mod overlap;
 mod pattern;
 mod render;
 mod reviewed;
+mod tool_causes;
+mod tool_verdict;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -203,12 +208,17 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .into_iter()
         .filter(|f| !options.is_excluded(&f.tool))
         .collect();
-    let clusters = cluster::build(&failures);
+    // A file tool's failures split by cause first (its missing paths by path), each with the
+    // fewest failures it needs (see `tool_causes`).
+    let (clusters, plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
+        tool_causes::split(cluster::build(&failures), &failures, options.min_count)
+            .into_iter()
+            .unzip();
     let mut below_min = 0;
     let mut unpatterned = Vec::new();
     let mut active = Vec::new();
     for (i, c) in clusters.iter().enumerate() {
-        if (c.count() as u64) < options.min_count {
+        if (c.count() as u64) < plans[i].floor {
             below_min += 1;
         } else if c.kind == Kind::NoProgram {
             unpatterned.push(i);
@@ -278,6 +288,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
                 && let Some(bytes) = over_size(conn, &options.window, c, &failures)?
             {
                 p = p.over_size(bytes);
+            }
+            if let Some(cause) = &plans[i].cause {
+                p = tool_causes::propose(cause, &c.group.key, p);
             }
             proposals.push((i, p, k));
         }
@@ -408,7 +421,15 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.promoted.push((d, layer));
             continue;
         }
-        let verdict = verdict(&derivation, &d, rule);
+        let primary = &derivation.clusters[d.clusters[0]];
+        let verdict = tool_verdict::verdict(
+            plans[d.clusters[0]].cause.as_ref(),
+            primary.kind == Kind::ToolWide,
+            &primary.group.key,
+            &d.backtest,
+            d.fail_count(&derivation.clusters) as u64,
+            || verdict(&derivation, &d, rule),
+        );
         if verdict == FindingKind::Rule {
             let fired = overlap::Fired::of(&m.calls, |i| derivation.scan.calls[i].failed);
             lessons.push((d, ri, fired));
@@ -421,14 +442,21 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     let fired: Vec<overlap::Fired> = lessons.iter().map(|(_, _, f)| f.clone()).collect();
     let absorbers = overlap::absorbers(&fired);
     let mut more: Vec<Vec<usize>> = vec![Vec::new(); lessons.len()];
-    for (i, into) in absorbers.iter().enumerate() {
-        if let Some(k) = into {
+    for (i, fate) in absorbers.iter().enumerate() {
+        if let overlap::Fate::Absorbed(k) = fate {
             more[*k].extend(lessons[i].0.clusters.iter().copied());
         }
     }
-    for (((mut d, ri, _), into), more) in lessons.into_iter().zip(absorbers).zip(more) {
-        if into.is_some() {
-            continue;
+    for (((mut d, ri, _), fate), more) in lessons.into_iter().zip(absorbers).zip(more) {
+        match fate {
+            overlap::Fate::Kept => {}
+            overlap::Fate::Absorbed(_) => continue,
+            overlap::Fate::Broader(_) => {
+                derivation
+                    .not_rules
+                    .push((d, FindingKind::Lesson(overlap::BROADER_LESSON)));
+                continue;
+            }
         }
         if !more.is_empty() {
             d.clusters.extend(more);
@@ -440,6 +468,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.candidates.push(d);
         }
     }
+    tool_verdict::demote_unkeyed(&mut derivation);
     let order = |d: &Derived| {
         (
             std::cmp::Reverse(d.fail_count(&derivation.clusters)),
@@ -487,9 +516,17 @@ fn program_absent(c: &Cluster, head: &str, failures: &[Failure]) -> bool {
 /// threshold suffice (an `over_size` candidate is at most `probabilistic`: its threshold is a
 /// lower bound). The same holds for `program_absent`: the calls it fires on are exactly those
 /// in the sessions where the program was missing.
+///
+/// A file tool's state the host's own error named (`tool_causes`: not read, a recurring
+/// missing path) is proposed from two failures in two sessions, so two attempts suffice.
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
     if proposal.when.is_some() {
-        options.min_attempts.min(options.min_count)
+        let floor = options.min_attempts.min(options.min_count);
+        if tool_causes::host_stated(proposal) {
+            floor.min(tool_causes::MIN_SESSIONS as u64)
+        } else {
+            floor
+        }
     } else {
         options.min_attempts
     }

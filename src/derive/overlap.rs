@@ -3,9 +3,12 @@
 //!
 //! Two proposals overlap when the failures both rules fire on are at least half of the
 //! failures of the one that fires on fewer (and at least one). Of overlapping proposals the
-//! one worth more as enforced absorbs the other (its failures weighted by its failure rate;
-//! ties: fewer successes fired on, then the earlier proposal); the absorbed proposal's clusters become evidence of the one that
-//! absorbed it, so its failures still count and its samples still show.
+//! one worth more as enforced is kept (its failures weighted by its failure rate; ties:
+//! fewer successes fired on, then the earlier proposal). The other is absorbed when at least
+//! half of its own failures are the kept one's too (its clusters become the kept one's
+//! evidence, so its failures still count and its samples still show); else it is a broader
+//! rule firing on the kept one's lesson and on causes it does not separate: a lesson, not a
+//! candidate.
 //!
 //! Guarantees: the result never holds two proposals sharing half of either's matched
 //! failures; a proposal that fires on no failure is never absorbed and absorbs nothing (it
@@ -84,10 +87,26 @@ fn worth_more(a: &Fired, b: &Fired) -> bool {
     an * bd.max(1) > bn * ad.max(1)
 }
 
-/// For each proposal, the proposal that absorbs it (`Some(j)`, `j` kept), or `None` when it
-/// is kept. Proposals are tried strongest first (worth more, then fewer successes, then
-/// earlier; see [`Fired::worth`]), and each joins the first kept proposal it overlaps.
-pub(crate) fn absorbers(fired: &[Fired]) -> Vec<Option<usize>> {
+/// Why a broader proposal is a lesson (see [`Fate::Broader`]).
+pub(crate) const BROADER_LESSON: &str = "its rule would fire on another candidate's failures (at least half of them) and mostly on failures of other causes its pattern does not separate: a lesson, not a rule";
+
+/// What becomes of one proposal beside the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// It stays a candidate.
+    Kept,
+    /// It says the same lesson as this kept one (at least half of its own failures are that
+    /// one's too): folded into it as evidence.
+    Absorbed(usize),
+    /// It fires on at least half of this kept one's failures, but most of its own are
+    /// others: a broader rule that would fire on another candidate's lesson and on causes
+    /// its pattern does not separate. Not a candidate (a lesson), and not that one's evidence.
+    Broader(usize),
+}
+
+/// The fate of each proposal. Proposals are tried strongest first (worth more, then fewer
+/// successes, then earlier; see [`Fired::worth`]), each against the kept ones before it.
+pub(crate) fn absorbers(fired: &[Fired]) -> Vec<Fate> {
     let mut order: Vec<usize> = (0..fired.len()).collect();
     order.sort_by(|&i, &j| {
         if worth_more(&fired[i], &fired[j]) {
@@ -98,11 +117,17 @@ pub(crate) fn absorbers(fired: &[Fired]) -> Vec<Option<usize>> {
             (fired[i].successes, i).cmp(&(fired[j].successes, j))
         }
     });
-    let mut out = vec![None; fired.len()];
+    let mut out = vec![Fate::Kept; fired.len()];
     let mut kept: Vec<usize> = Vec::new();
     for i in order {
         match kept.iter().find(|&&k| overlaps(&fired[k], &fired[i])) {
-            Some(&k) => out[i] = Some(k),
+            Some(&k)
+                if 2 * shared(&fired[k].failures, &fired[i].failures)
+                    >= fired[i].failures.len() =>
+            {
+                out[i] = Fate::Absorbed(k);
+            }
+            Some(&k) => out[i] = Fate::Broader(k),
             None => kept.push(i),
         }
     }
@@ -170,29 +195,40 @@ mod tests {
     fn the_one_firing_on_more_failures_absorbs() {
         // 3 failures among 4 calls (worth 2.25) beats 2 among 2 (worth 2).
         let got = absorbers(&[f(&[1, 2], 0), f(&[1, 2, 3], 1), f(&[7, 8], 0)]);
-        assert_eq!(got, vec![Some(1), None, None]);
+        assert_eq!(got, vec![Fate::Absorbed(1), Fate::Kept, Fate::Kept]);
     }
 
     #[test]
-    fn a_precise_rule_absorbs_a_broad_one_it_overlaps() {
-        // 4 failures and nothing else (worth 4) beats 13 failures among 77 calls (worth 2.2).
+    fn a_precise_rule_outranks_a_broad_one_it_overlaps() {
+        // 4 failures and nothing else (worth 4) beats 13 failures among 77 calls (worth 2.2);
+        // 9 of the broad one's 13 are others: it is broader, not the same lesson.
         let broad = f(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], 64);
         let got = absorbers(&[broad.clone(), f(&[1, 2, 3, 4], 0)]);
-        assert_eq!(got, vec![Some(1), None]);
+        assert_eq!(got, vec![Fate::Broader(1), Fate::Kept]);
         // Worth exactly equal (16/4 = 4 = 64/16): fewer successes wins.
         let got = absorbers(&[f(&[1, 2, 3, 4, 5, 6, 7, 8], 8), f(&[1, 2, 3, 4], 0)]);
-        assert_eq!(got, vec![Some(1), None]);
+        assert_eq!(got, vec![Fate::Absorbed(1), Fate::Kept]);
         // One more failure than a tie tips it.
         let got = absorbers(&[f(&[1, 2, 3, 4, 5, 6, 7, 8, 9], 8), f(&[1, 2, 3, 4], 0)]);
-        assert_eq!(got, vec![None, Some(0)]);
+        assert_eq!(got, vec![Fate::Kept, Fate::Absorbed(0)]);
+    }
+
+    #[test]
+    fn a_broader_rule_over_a_kept_ones_failures_is_not_its_evidence() {
+        // The kept one's 4 failures are all in the broad one's 10, which are mostly others.
+        let got = absorbers(&[f(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 30), f(&[1, 2, 3, 4], 0)]);
+        assert_eq!(got, vec![Fate::Broader(1), Fate::Kept]);
+        // Exactly half of its own failures shared: the same lesson.
+        let got = absorbers(&[f(&[1, 2, 3, 4, 5, 6, 7, 8], 30), f(&[1, 2, 3, 4], 0)]);
+        assert_eq!(got, vec![Fate::Absorbed(1), Fate::Kept]);
     }
 
     #[test]
     fn ties_go_to_fewer_successes_then_the_earlier() {
         let got = absorbers(&[f(&[1, 2], 5), f(&[1, 2], 1)]);
-        assert_eq!(got, vec![Some(1), None]);
+        assert_eq!(got, vec![Fate::Absorbed(1), Fate::Kept]);
         let got = absorbers(&[f(&[1, 2], 1), f(&[1, 2], 1)]);
-        assert_eq!(got, vec![None, Some(0)]);
+        assert_eq!(got, vec![Fate::Kept, Fate::Absorbed(0)]);
     }
 
     #[test]
@@ -203,12 +239,12 @@ mod tests {
             f(&[5, 6, 7, 8], 0),
             f(&[7, 8, 9], 0),
         ]);
-        assert_eq!(got, vec![None, Some(0), None]);
+        assert_eq!(got, vec![Fate::Kept, Fate::Absorbed(0), Fate::Kept]);
     }
 
     #[test]
     fn disjoint_proposals_all_stay() {
         let got = absorbers(&[f(&[1], 0), f(&[2], 0), f(&[], 3)]);
-        assert_eq!(got, vec![None, None, None]);
+        assert_eq!(got, vec![Fate::Kept, Fate::Kept, Fate::Kept]);
     }
 }

@@ -42,8 +42,10 @@ pub(crate) struct Proposal {
     /// `unless` [`super::fields::NUMBER`] spares the calls that carry it.
     pub field_unless: Option<FieldUnless>,
     /// The rule's `when` conditions, learned only where the history shows they separate the
-    /// failures from the successes (see [`Proposal::over_size`]).
+    /// failures from the successes (see [`Proposal::over_size`], `tool_causes`).
     pub when: Option<serde_json::Value>,
+    /// The input field a file tool's `any` reads (`file_path`: a recurring wrong path).
+    pub field: Option<&'static str>,
 }
 
 /// The kind of a proposal conditioned on a learned file-size threshold.
@@ -101,6 +103,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             literal: None,
             field_unless: None,
             when: None,
+            field: None,
         }),
         Kind::PollLoop => Some(Proposal {
             kind: "poll-loop",
@@ -111,6 +114,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             literal: Some("sleep".into()),
             field_unless: None,
             when: None,
+            field: None,
         }),
         Kind::DeadHost(host) => Some(Proposal {
             kind: "dead-host",
@@ -121,6 +125,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             literal: Some(host.to_ascii_lowercase()),
             field_unless: None,
             when: None,
+            field: None,
         }),
         Kind::Program { head, pathed } => {
             let mut any = program_pattern(&cluster.shape, *pathed);
@@ -147,6 +152,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
                 literal: Some(head.to_ascii_lowercase()),
                 field_unless: None,
                 when: None,
+                field: None,
             })
         }
     }

@@ -144,6 +144,33 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             );
         }
     }
+    let lessons: Vec<(&Derived, &str)> = dv
+        .not_rules
+        .iter()
+        .filter_map(|(d, k)| match k {
+            FindingKind::Lesson(why) => Some((d, *why)),
+            _ => None,
+        })
+        .collect();
+    if !lessons.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} recurring cluster(s) are lessons for the agent, not rules (nothing the guard can check separates them from the tool's successes):",
+            lessons.len()
+        );
+        for (d, why) in lessons.iter().take(MAX_WITHHELD_LISTED) {
+            let c = &dv.clusters[d.clusters[0]];
+            let sig: String = c.signature.chars().take(60).collect();
+            let why: String = why.chars().take(100).collect();
+            let _ = writeln!(
+                out,
+                "  · {}  {}x over {} session(s)  [{sig}]: {why}…",
+                d.id(),
+                d.fail_count(&dv.clusters),
+                d.backtest.sessions
+            );
+        }
+    }
     if !dv.withheld.is_empty() {
         let _ = writeln!(
             out,
@@ -281,6 +308,10 @@ fn row(dv: &Derivation, d: &Derived) -> Vec<String> {
         for u in &d.proposal.unless {
             let _ = write!(pattern, "\nunless {u}");
         }
+    }
+    if let Some(serde_json::Value::Object(when)) = &d.proposal.when {
+        let keys: Vec<&str> = when.keys().map(String::as_str).collect();
+        let _ = write!(pattern, "\nwhen {}", keys.join(", "));
     }
     let crossfire = if d.backtest.crossfire == 0 {
         "0".to_string()

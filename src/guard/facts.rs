@@ -147,6 +147,7 @@ impl Facts for Live<'_> {
     fn stat(&self, p: &str) -> Stat {
         match std::fs::metadata(self.path(p)) {
             Ok(m) if m.is_file() => Stat::File(m.len()),
+            Ok(m) if m.is_dir() => Stat::Directory,
             Ok(_) => Stat::Other,
             Err(e)
                 if matches!(
@@ -290,7 +291,7 @@ mod tests {
         assert_eq!(bare.program_on_path("mytool"), Some(false), "no PATH");
         assert_eq!(live.stat("bin/notexec"), Stat::File(1));
         assert_eq!(live.stat(plain.to_str().unwrap()), Stat::File(1));
-        assert_eq!(live.stat("bin"), Stat::Other);
+        assert_eq!(live.stat("bin"), Stat::Directory);
         assert_eq!(live.stat("nope"), Stat::Missing);
         assert_eq!(live.stat("bin/notexec/under"), Stat::Missing);
         assert_eq!(

@@ -26,6 +26,7 @@ pub(crate) const WHEN_KEYS: &[&str] = &[
     "cwd_under",
     "program_absent",
     "path_missing",
+    "path_is_directory",
     "file_larger_than",
     "not_read_in_session",
 ];
@@ -69,9 +70,13 @@ pub(crate) enum Stat {
     Missing,
     /// A regular file of this many bytes.
     File(u64),
-    /// Something is there, of a size not known (history saw it used, not measured).
+    /// A regular file of a size not known (history saw a file tool succeed on it).
+    FileUnmeasured,
+    /// A directory.
+    Directory,
+    /// Something is there, of a kind and size not known (history saw it used, not measured).
     Exists,
-    /// Something that is not a regular file (a directory, a device).
+    /// Something that is neither a regular file nor a directory (a device, a socket).
     Other,
     /// The question could not be answered (permission, a busy store, no evidence).
     Unknown,
@@ -135,6 +140,8 @@ pub(crate) struct When {
     pub(crate) program_absent: Option<String>,
     /// The path in this `tool_input` field does not exist.
     pub(crate) path_missing: Option<String>,
+    /// The path in this `tool_input` field is a directory.
+    pub(crate) path_is_directory: Option<String>,
     /// The file at this field's path is larger than this many bytes.
     pub(crate) file_larger_than: Option<(String, u64)>,
     /// No Read of this session has read the path in this field.
@@ -148,6 +155,7 @@ impl When {
         self.path_missing
             .as_deref()
             .into_iter()
+            .chain(self.path_is_directory.as_deref())
             .chain(self.file_larger_than.as_ref().map(|(f, _)| f.as_str()))
             .chain(self.not_read_in_session.as_deref())
     }
@@ -209,16 +217,29 @@ impl When {
             "path_missing" => with_path(&text(self.path_missing.as_ref()?), |p| {
                 match facts.stat(p) {
                     Stat::Missing => Some(true),
-                    Stat::File(_) | Stat::Exists | Stat::Other => Some(false),
+                    Stat::File(_)
+                    | Stat::FileUnmeasured
+                    | Stat::Directory
+                    | Stat::Exists
+                    | Stat::Other => Some(false),
                     Stat::Unknown => None,
+                }
+            }),
+            "path_is_directory" => with_path(&text(self.path_is_directory.as_ref()?), |p| {
+                match facts.stat(p) {
+                    Stat::Directory => Some(true),
+                    Stat::File(_) | Stat::FileUnmeasured | Stat::Missing | Stat::Other => {
+                        Some(false)
+                    }
+                    Stat::Exists | Stat::Unknown => None,
                 }
             }),
             "file_larger_than" => {
                 let (f, bytes) = self.file_larger_than.as_ref()?;
                 with_path(&text(f), |p| match facts.stat(p) {
                     Stat::File(n) => Some(n > *bytes),
-                    Stat::Missing | Stat::Other => Some(false),
-                    Stat::Exists | Stat::Unknown => None,
+                    Stat::Missing | Stat::Directory | Stat::Other => Some(false),
+                    Stat::FileUnmeasured | Stat::Exists | Stat::Unknown => None,
                 })
             }
             "not_read_in_session" => with_path(&text(self.not_read_in_session.as_ref()?), |p| {
@@ -385,6 +406,9 @@ fn parse_object(obj: &Map<String, Value>) -> std::result::Result<When, (String, 
                 _ => return Err(err("must be a program name (no path)".into())),
             },
             "path_missing" => w.path_missing = Some(field_of(v, false).map_err(err)?.0),
+            "path_is_directory" => {
+                w.path_is_directory = Some(field_of(v, false).map_err(err)?.0);
+            }
             "file_larger_than" => {
                 let (f, n) = field_of(v, true).map_err(err)?;
                 w.file_larger_than = Some((f, n.unwrap_or_default()));
@@ -627,6 +651,54 @@ mod tests {
         assert_eq!(eval(&blank, &asked), Outcome::Fails);
         assert_eq!(eval(&none, &asked), Outcome::Fails);
         assert!(asked.asked.borrow().is_empty());
+    }
+
+    #[test]
+    fn path_is_directory_holds_only_for_a_directory() {
+        let dir = when(json!({"path_is_directory": {"field": "file_path"}}));
+        let f = |s: Stat| Fake {
+            stat: Some(s),
+            ..Fake::default()
+        };
+        assert_eq!(eval(&dir, &f(Stat::Directory)), Outcome::Holds);
+        for not in [
+            Stat::File(0),
+            Stat::FileUnmeasured,
+            Stat::Missing,
+            Stat::Other,
+        ] {
+            assert_eq!(eval(&dir, &f(not)), Outcome::Fails, "{not:?}");
+        }
+        for unknown in [Stat::Exists, Stat::Unknown] {
+            assert_eq!(
+                eval(&dir, &f(unknown)),
+                Outcome::Unknown("path_is_directory"),
+                "{unknown:?}"
+            );
+        }
+        let asked = f(Stat::Directory);
+        eval(&dir, &asked);
+        assert_eq!(*asked.asked.borrow(), ["stat a.txt"]);
+        let blank = when(json!({"path_is_directory": {"field": "blank"}}));
+        assert_eq!(eval(&blank, &f(Stat::Directory)), Outcome::Fails);
+        // The other path conditions read the new kinds of answer too.
+        let missing = when(json!({"path_missing": {"field": "file_path"}}));
+        let large = when(json!({"file_larger_than": {"field": "file_path", "bytes": 10}}));
+        assert_eq!(eval(&missing, &f(Stat::Directory)), Outcome::Fails);
+        assert_eq!(eval(&missing, &f(Stat::FileUnmeasured)), Outcome::Fails);
+        assert_eq!(eval(&large, &f(Stat::Directory)), Outcome::Fails);
+        assert_eq!(
+            eval(&large, &f(Stat::FileUnmeasured)),
+            Outcome::Unknown("file_larger_than")
+        );
+        assert_eq!(dir.fields().collect::<Vec<_>>(), ["file_path"]);
+        assert_eq!(dir.keys().collect::<Vec<_>>(), ["path_is_directory"]);
+        assert!(
+            parse(&json!({"path_is_directory": "file_path"}))
+                .unwrap_err()
+                .1
+                .starts_with("must be {")
+        );
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //!   "is not recognized" or exit 127 naming it and none ran it; otherwise unknown;
 //! - `path_missing`: the call's error ("No such file or directory", "does not exist", …) says
 //!   missing; its facts (a size) or its success say it exists;
+//! - `path_is_directory`: the call's error saying so (`EISDIR`, "is a directory") says a
+//!   directory; a file tool's success (Read, Edit, Write …) says a file; otherwise what the
+//!   session's other file-tool calls of the same path said (a directory error or a success),
+//!   else unknown: a Read that failed for another reason says nothing about the path's kind;
 //! - `file_larger_than`: the call's facts (`bytes` > N, or `over_limit`);
 //! - `not_read_in_session`: the successful Reads of the same session that started earlier.
 //!
@@ -43,6 +47,9 @@ struct Session {
     calls: HashMap<String, Call>,
     /// Successful Reads: (start, resolved path).
     reads: Vec<(i64, String)>,
+    /// What the session's file-tool calls said a resolved path is: a directory (an error
+    /// saying so) or a file (a success).
+    kinds: HashMap<String, Stat>,
     /// Programs a call ran without failing.
     ran: HashSet<String>,
     /// Programs a call failed to find.
@@ -51,6 +58,7 @@ struct Session {
 
 #[derive(Debug, Default)]
 struct Call {
+    tool: String,
     cwd: Option<String>,
     status: String,
     error: Option<String>,
@@ -134,6 +142,7 @@ fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
         let tool: String = r.get(1)?;
         let command: String = r.get(3)?;
         let call = Call {
+            tool: tool.clone(),
             cwd: r.get(4)?,
             status: r.get(2)?,
             error: r.get(5)?,
@@ -152,6 +161,11 @@ fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
                 call.started_ms.unwrap_or(i64::MIN),
                 condition::resolve(cwd, &path),
             ));
+        }
+        if let Some(kind) = own_kind(&call)
+            && let Some(path) = condition::read_path(&command)
+        {
+            s.kinds.insert(condition::resolve(cwd, &path), kind);
         }
         if SHELL_TOOLS.contains(&tool.as_str()) {
             programs(&command, &call, exit_code, &mut s);
@@ -220,6 +234,49 @@ const SHELL_TOOLS: &[&str] = &[
     "run_shell_command",
 ];
 
+/// Tools whose input names one file (their stored summary is its path).
+const FILE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "read_file",
+    "write_file",
+    "replace",
+    "view",
+    "edit",
+    "create",
+];
+
+/// Words (lowercase) of an error that say the path is a directory, where a file was wanted.
+const DIRECTORY: &[&str] = &[
+    "eisdir",
+    "is a directory",
+    "illegal operation on a directory",
+];
+
+/// Does `error` say the call's path is a directory (Node's `EISDIR`, "is a directory")?
+#[must_use]
+pub(crate) fn says_directory(error: &str) -> bool {
+    let lower = error.to_ascii_lowercase();
+    DIRECTORY.iter().any(|d| lower.contains(d))
+}
+
+/// What a file tool's own call says its path is: a directory when its error says so, a file
+/// when it succeeded (a file tool succeeds only on a file); else nothing.
+fn own_kind(call: &Call) -> Option<Stat> {
+    if !FILE_TOOLS.contains(&call.tool.as_str()) {
+        return None;
+    }
+    match call.status.as_str() {
+        "success" => Some(Stat::FileUnmeasured),
+        "failure" if says_directory(call.error.as_deref().unwrap_or_default()) => {
+            Some(Stat::Directory)
+        }
+        _ => None,
+    }
+}
+
 /// Words of an error that say a path is not there.
 const MISSING: &[&str] = &[
     "no such file or directory",
@@ -271,7 +328,7 @@ impl Facts for CallFacts {
         }
     }
 
-    fn stat(&self, _path: &str) -> Stat {
+    fn stat(&self, path: &str) -> Stat {
         let Some(call) = self.call() else {
             return Stat::Unknown;
         };
@@ -290,10 +347,17 @@ impl Facts for CallFacts {
         if MISSING.iter().any(|m| error.contains(m)) {
             return Stat::Missing;
         }
+        if let Some(kind) = own_kind(call) {
+            return kind;
+        }
         if call.status == "success" {
             return Stat::Exists;
         }
-        Stat::Unknown
+        self.session
+            .kinds
+            .get(&condition::resolve(self.cwd(), path))
+            .copied()
+            .unwrap_or(Stat::Unknown)
     }
 
     fn read_in_session(&self, path: &str) -> Option<bool> {
@@ -334,7 +398,13 @@ mod tests {
              ('h', 's1', 'codex', 'import', 'Edit', 'failure', 0, '/w/src/a.rs', NULL,
               'String not found', NULL, NULL),
              ('i', 's2', 'claude-code', 'import', 'Bash', 'failure', 1, 'make', NULL,
-              'Exit code 2', 2, NULL);",
+              'Exit code 2', 2, NULL),
+             ('j', 's1', 'codex', 'import', 'Read', 'failure', 8, '/w/dir', '/w',
+              'EISDIR: illegal operation on a directory, read', NULL, NULL),
+             ('k', 's1', 'codex', 'import', 'Read', 'failure', 9, 'dir', '/w',
+              'Tool permission request failed', NULL, NULL),
+             ('l', 's1', 'codex', 'import', 'Bash', 'failure', 10, '/w/other', '/w',
+              'cat: /w/other: Is a directory', 1, NULL);",
         )
         .unwrap();
         conn
@@ -371,8 +441,27 @@ mod tests {
         assert_eq!(h.facts("d", Some(0), 4).stat("x"), Stat::File(900));
         assert_eq!(h.facts("e", Some(0), 5).stat("x"), Stat::File(u64::MAX));
         assert_eq!(h.facts("f", Some(0), 6).stat("x"), Stat::Missing);
-        assert_eq!(h.facts("g", Some(0), 7).stat("x"), Stat::Exists);
+        assert_eq!(h.facts("g", Some(0), 7).stat("x"), Stat::FileUnmeasured);
+        assert_eq!(
+            h.facts("c", Some(0), 3).stat("x"),
+            Stat::Exists,
+            "not a file tool"
+        );
         assert_eq!(h.facts("h", Some(0), 0).stat("x"), Stat::Unknown);
+        // A directory: the call's own error says so; another failure of the same path is
+        // answered by what the session's file-tool calls said of it (a directory, or a file
+        // that a file tool succeeded on); a shell call's words are not a file tool's.
+        assert_eq!(h.facts("j", Some(0), 8).stat("/w/dir"), Stat::Directory);
+        assert_eq!(h.facts("k", Some(0), 9).stat("dir"), Stat::Directory);
+        assert_eq!(
+            h.facts("h", Some(0), 0).stat("/w/src/a.rs"),
+            Stat::FileUnmeasured
+        );
+        assert_eq!(h.facts("l", Some(0), 10).stat("/w/other"), Stat::Unknown);
+        assert_eq!(h.facts("k", Some(0), 9).stat("/w/other"), Stat::Unknown);
+        assert!(says_directory("EISDIR: illegal operation on a directory"));
+        assert!(says_directory("Path is a directory, not a file"));
+        assert!(!says_directory("File does not exist."));
         assert_eq!(h.facts("zz", Some(0), 0).stat("x"), Stat::Unknown);
         // Reads: earlier ones of the same session, by resolved path.
         assert_eq!(

@@ -86,6 +86,35 @@ fn file_larger_than_reads_the_real_file() {
 }
 
 #[test]
+fn path_is_directory_stats_the_real_path() {
+    let env = Env::new();
+    rules(
+        &env,
+        &json!([{"id": "read-a-dir", "tool": "Read", "field": "file_path", "action": "deny",
+            "message": "that path is a directory: list it with LS or Glob",
+            "when": {"path_is_directory": {"field": "file_path"}}}]),
+    );
+    let file = env.write_repo("src/a.rs", "fn main() {}\n");
+    let read = |p: &str| json!({ "file_path": p });
+    let dir = env.repo_path().join("src");
+    assert_eq!(
+        decide(&env, "Read", &read(&dir.display().to_string())),
+        "deny"
+    );
+    assert_eq!(
+        decide(&env, "Read", &read("src")),
+        "deny",
+        "relative to cwd"
+    );
+    assert_eq!(
+        decide(&env, "Read", &read(&file.display().to_string())),
+        "allow",
+        "a file"
+    );
+    assert_eq!(decide(&env, "Read", &read("nope")), "allow", "missing");
+}
+
+#[test]
 fn not_read_in_session_follows_the_recorded_reads() {
     let env = Env::new();
     rules(

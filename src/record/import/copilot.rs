@@ -12,7 +12,8 @@
 //!   `error.message` and `error.code`, and for the shell tool `shellExecution.exitCode`.
 //!
 //! Outcome: the shell tool reports `success: true` for a command that exited non-zero, so
-//! the exit code decides (`classify::from_exit_code`, then the one outcome model when the
+//! the exit code decides (`shellExecution.exitCode`; 1.0.10 has none and ends the content
+//! with `<exited with exit code N>`, read as the exit code) (`classify::from_exit_code`, then the one outcome model when the
 //! row is written); `success: false` is a failure with the error's text, `denied` when its
 //! `error.code` is `denied` (a preToolUse hook's deny, "Denied by preToolUse hook: …", as
 //! measured) or its text is a refusal (`classify::failed`). A call with no `tool.execution_complete` (the
@@ -58,8 +59,9 @@ struct Open {
 }
 
 /// The text a completed call reports: its error's message or its result's content, less
-/// the shell tool's `<shellId: N completed with exit code N>` trailer (host boilerplate
-/// whose shell number would split one failure into many signatures).
+/// the shell tool's `<shellId: N completed with exit code N>` and `<exited with exit code
+/// N>` trailers (host boilerplate whose numbers would split one failure into many
+/// signatures; [`exited_with`] reads the exit code from the latter).
 fn reported_text(data: &Map<String, Value>) -> String {
     let message = data
         .get("error")
@@ -72,11 +74,26 @@ fn reported_text(data: &Map<String, Value>) -> String {
         None => String::new(),
     };
     text.lines()
-        .filter(|l| !l.trim_start().starts_with("<shellId:"))
+        .filter(|l| !l.trim_start().starts_with("<shellId:") && exited_with(l).is_none())
         .collect::<Vec<_>>()
         .join("\n")
         .trim_end()
         .to_string()
+}
+
+/// The exit code of a 1.0.10 shell result's last line, `<exited with exit code N>`.
+fn exited_with(line: &str) -> Option<i64> {
+    line.trim()
+        .strip_prefix("<exited with exit code ")?
+        .strip_suffix('>')?
+        .parse()
+        .ok()
+}
+
+/// The exit code a result's content ends with (`<exited with exit code N>`), if it does.
+fn trailer_exit_code(data: &Map<String, Value>) -> Option<i64> {
+    let content = data.get("result")?.get("content")?.as_str()?;
+    exited_with(content.trim_end().lines().next_back()?)
 }
 
 /// Settle `call` from its `tool.execution_complete` data.
@@ -85,7 +102,8 @@ fn settle(call: &mut Call, data: &Map<String, Value>) {
     call.exit_code = data
         .get("shellExecution")
         .and_then(|s| s.get("exitCode"))
-        .and_then(Value::as_i64);
+        .and_then(Value::as_i64)
+        .or_else(|| trailer_exit_code(data));
     let succeeded = data.get("success").and_then(Value::as_bool).unwrap_or(true);
     let code = data
         .get("error")
@@ -254,6 +272,30 @@ mod tests {
             "result": {"content": "hello\n<shellId: 0 completed with exit code 0>"}}));
         assert_eq!((call.status, call.exit_code), (Status::Success, Some(0)));
         assert_eq!(call.output.as_deref(), Some("hello"));
+    }
+
+    #[test]
+    fn a_1_0_10_shell_result_ending_in_a_non_zero_exit_is_a_failure() {
+        // Copilot CLI 1.0.10: no `shellExecution`, the exit code is the content's last line.
+        let call = settled(&json!({"success": true, "result": {"content":
+            "Failed to connect to server\nIs it running?\n<exited with exit code 1>"}}));
+        assert_eq!((call.status, call.exit_code), (Status::Failure, Some(1)));
+        assert_eq!(
+            call.error.as_deref(),
+            Some("Failed to connect to server\nIs it running?")
+        );
+        let call = settled(
+            &json!({"success": true, "result": {"content": "ok\n<exited with exit code 0>\n"}}),
+        );
+        assert_eq!((call.status, call.exit_code), (Status::Success, Some(0)));
+        assert_eq!(call.output.as_deref(), Some("ok"));
+        // Only the last line counts, and only in that exact form.
+        let call = settled(&json!({"success": true, "result": {"content":
+            "<exited with exit code 3>\nthen more"}}));
+        assert_eq!((call.status, call.exit_code), (Status::Success, None));
+        assert_eq!(exited_with("<exited with exit code -1>"), Some(-1));
+        assert_eq!(exited_with("<exited with exit code x>"), None);
+        assert_eq!(exited_with("exited with exit code 1"), None);
     }
 
     #[test]
