@@ -78,6 +78,8 @@ pub(crate) enum Kind {
     NoProgram,
     /// A non-Bash tool group, as a whole.
     ToolWide,
+    /// Failures found by what they share, not by their program (see `shared`).
+    Shared(super::shared::SharedPattern),
 }
 
 /// One cluster of failures.
@@ -179,7 +181,7 @@ pub(crate) fn normalize_error(err: &str) -> String {
 }
 
 /// The signature of a failure: the stored one, else computed from the error.
-fn signature_of(f: &Failure) -> String {
+pub(crate) fn signature_of(f: &Failure) -> String {
     if f.signature.trim().is_empty() {
         normalize_error(&f.error)
     } else {

@@ -36,6 +36,9 @@ pub(crate) enum FindingKind {
     Environment(&'static str),
     /// A different guessed operand each time; the tool works with others.
     Guess,
+    /// A recurring cause no pattern separates from the successes (see `shared`): reported
+    /// with its evidence, never a rule.
+    Lesson,
 }
 
 impl FindingKind {
@@ -45,6 +48,7 @@ impl FindingKind {
             FindingKind::Rule => "rule",
             FindingKind::Environment(_) => "environment",
             FindingKind::Guess => "guess",
+            FindingKind::Lesson => "lesson",
         }
     }
 
@@ -53,6 +57,7 @@ impl FindingKind {
         match self {
             FindingKind::Rule => "",
             FindingKind::Environment(kind) => kind,
+            FindingKind::Lesson => super::shared::LESSON,
             FindingKind::Guess => {
                 "a different operand in every failing call (the error says it does not exist) while the tool succeeds on most of the calls the pattern matches: the agent guessing, not a rule"
             }

@@ -36,6 +36,7 @@ mod finding;
 mod pattern;
 mod render;
 mod reviewed;
+mod shared;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -201,7 +202,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .into_iter()
         .filter(|f| !options.is_excluded(&f.tool))
         .collect();
-    let clusters = cluster::build(&failures);
+    let mut clusters = cluster::build(&failures);
     let mut below_min = 0;
     let mut unpatterned = Vec::new();
     let mut active = Vec::new();
@@ -221,6 +222,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             groups.push(clusters[i].group.glob.clone());
         }
     }
+    // Signature first: causes spread over programs or keyed on an operand (see `shared`),
+    // replayed once the scan has their calls.
+    let shared_groups = shared::groups(&failures, &clusters, &active, options.min_count);
     let active_refs: Vec<&Cluster> = active.iter().map(|&i| &clusters[i]).collect();
     let mut proposals: Vec<(usize, Proposal, Option<Contrast>)> = Vec::new();
     let mut literals: Vec<String> = Vec::new();
@@ -231,12 +235,22 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             Kind::Program { head, .. } => Some(head.to_ascii_lowercase()),
             Kind::DeadHost(h) => Some(h.clone()),
             Kind::PollLoop => Some("sleep".to_string()),
+            Kind::Shared(s) => Some(s.literal.clone()),
             Kind::ToolWide | Kind::NoProgram => None,
         };
         if let Some(l) = lit
             && !literals.contains(&l)
         {
             literals.push(l);
+        }
+    }
+    for l in shared_groups
+        .iter()
+        .flat_map(|g| &g.candidates)
+        .map(|p| &p.literal)
+    {
+        if !literals.contains(l) {
+            literals.push(l.clone());
         }
     }
     let scan = calls::scan(conn, &options.window, &groups, &literals)?;
@@ -252,6 +266,10 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         })
         .collect();
     let shapes = contrast::shape_stats(&scan.calls, &active_refs, &heads);
+    for c in shared::resolve(shared_groups, &failures, &scan.calls) {
+        active.push(clusters.len());
+        clusters.push(c);
+    }
     for &i in &active {
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
@@ -377,7 +395,11 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             derivation.promoted.push((d, layer));
             continue;
         }
-        let verdict = verdict(&derivation, &d, rule);
+        let verdict = if shared::is_lesson(&derivation.clusters[d.clusters[0]]) {
+            FindingKind::Lesson
+        } else {
+            verdict(&derivation, &d, rule)
+        };
         if verdict != FindingKind::Rule {
             derivation.not_rules.push((d, verdict));
         } else if tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
