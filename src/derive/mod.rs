@@ -3,7 +3,9 @@
 //! The pipeline, one file per step, over a [`Window`] of the store: `calls` (the store
 //! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
-//! with stable ids), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! with stable ids), `shared` (signature first: failures of one specific error grouped across
+//! programs and keyed on the element their calls share, or on a structure such as a
+//! malformed patch; a shared cause no pattern separates is a lesson), `contrast` (missing-flag and narrowing tokens from failing vs successful
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
