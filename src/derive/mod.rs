@@ -310,7 +310,10 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             let first = &clusters[idx[0]];
             first.group.glob == c.group.glob
                 && *q == p
-                && (first.kind != Kind::ToolWide || first.signature == c.signature)
+                && ((first.kind != Kind::ToolWide
+                    && !shared::is_lesson(first)
+                    && !shared::is_lesson(c))
+                    || first.signature == c.signature)
         }) {
             Some((idx, _, _)) => idx.push(i),
             None => folded.push((vec![i], p, k)),

@@ -108,7 +108,12 @@ pub(crate) struct Group {
 /// (every program can time out; a timeout groups only by a field the history does not keep).
 pub(crate) fn signature_key(signature: &str) -> Option<String> {
     let mut s = signature.trim();
-    s = s.strip_prefix("exit code #").map_or(s, str::trim_start);
+    // The recorder spells the status `#`; a stored row may keep its digits.
+    if let Some(rest) = s.strip_prefix("exit code ") {
+        s = rest
+            .trim_start_matches(|c: char| c == '#' || c.is_ascii_digit())
+            .trim_start();
+    }
     if let Some(i) = s.find("exit code: #")
         && s[..i].contains("sandbox")
     {
@@ -504,6 +509,10 @@ mod tests {
             Some("error: not on a feature branch")
         );
         assert_eq!(signature_key("exit code #"), None);
+        assert_eq!(
+            signature_key("exit code 127 error: not on a feature branch").as_deref(),
+            Some("error: not on a feature branch")
+        );
         assert_eq!(
             signature_key("exit code # command timed out after # milliseconds"),
             None
