@@ -8,6 +8,7 @@ mod findings;
 mod lifecycle;
 mod realdata;
 mod rule_level;
+mod shared;
 mod support;
 
 use serde_json::Value;

@@ -61,6 +61,23 @@ impl ToolGroup {
     }
 }
 
+/// What a shared-element or structure cluster patterns on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SharedPattern {
+    /// `shared-element`, `malformed-patch`.
+    pub kind: &'static str,
+    /// The element, as a reviewer reads it (`path .specify/scripts/bash/`).
+    pub element: String,
+    /// The rule's pattern.
+    pub any: String,
+    /// `true`: matched against the whole command text; else against each simple command.
+    pub text: bool,
+    /// Lowercase literal every match contains (the scan's prefilter).
+    pub literal: String,
+    /// Did the replay separate the group's failures from the successes? `false`: a lesson.
+    pub separates: bool,
+}
+
 /// What a cluster's candidate will pattern on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -79,6 +96,8 @@ pub(crate) enum Kind {
     NoProgram,
     /// A non-Bash tool group, as a whole.
     ToolWide,
+    /// Failures found by what they share, not by their program (see `shared`).
+    Shared(SharedPattern),
 }
 
 /// One cluster of failures.
@@ -180,7 +199,7 @@ pub(crate) fn normalize_error(err: &str) -> String {
 }
 
 /// The signature of a failure: the stored one, else computed from the error.
-fn signature_of(f: &Failure) -> String {
+pub(crate) fn signature_of(f: &Failure) -> String {
     if f.signature.trim().is_empty() {
         normalize_error(&f.error)
     } else {

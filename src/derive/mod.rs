@@ -6,7 +6,9 @@
 //! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
 //! file not read, a recurring missing path, with the condition that keys each) and
 //! `tool_verdict` (a learned condition kept only where the replay shows it separates;
-//! lessons), `contrast` (missing-flag and narrowing tokens from failing vs successful
+//! lessons), `shared` (signature first: failures of one specific error grouped across
+//! programs and keyed on the element their calls share, or on a structure such as a
+//! malformed patch; a shared cause no pattern separates is a lesson), `contrast` (missing-flag and narrowing tokens from failing vs successful
 //! calls of a shape), `pattern` (the `"match": "segment"` pattern a reviewer reads), the
 //! backtest ([`crate::rules::backtest`], the one shared with `rules promote`, prune and
 //! report: the real matcher over the window's calls; the tier is computed on what the
@@ -41,6 +43,7 @@ mod overlap;
 mod pattern;
 mod render;
 mod reviewed;
+mod shared;
 mod tool_causes;
 mod tool_verdict;
 
@@ -210,7 +213,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .collect();
     // A file tool's failures split by cause first (its missing paths by path), each with the
     // fewest failures it needs (see `tool_causes`).
-    let (clusters, plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
+    let (mut clusters, mut plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
         tool_causes::split(cluster::build(&failures), &failures, options.min_count)
             .into_iter()
             .unzip();
@@ -233,6 +236,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             groups.push(clusters[i].group.glob.clone());
         }
     }
+    // Signature first: causes spread over programs or keyed on an operand (see `shared`),
+    // replayed once the scan has their calls.
+    let shared_groups = shared::groups(&failures, &clusters, &active, options.min_count);
     let active_refs: Vec<&Cluster> = active.iter().map(|&i| &clusters[i]).collect();
     let mut proposals: Vec<(usize, Proposal, Option<Contrast>)> = Vec::new();
     let mut literals: Vec<String> = Vec::new();
@@ -243,12 +249,22 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             Kind::Program { head, .. } => Some(head.to_ascii_lowercase()),
             Kind::DeadHost(h) => Some(h.clone()),
             Kind::PollLoop => Some("sleep".to_string()),
+            Kind::Shared(s) => Some(s.literal.clone()),
             Kind::ToolWide | Kind::NoProgram => None,
         };
         if let Some(l) = lit
             && !literals.contains(&l)
         {
             literals.push(l);
+        }
+    }
+    for l in shared_groups
+        .iter()
+        .flat_map(|g| &g.candidates)
+        .map(|p| &p.literal)
+    {
+        if !literals.contains(l) {
+            literals.push(l.clone());
         }
     }
     let scan = calls::scan(conn, &options.window, &groups, &literals)?;
@@ -264,6 +280,14 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         })
         .collect();
     let shapes = contrast::shape_stats(&scan.calls, &active_refs, &heads);
+    for c in shared::resolve(shared_groups, &failures, &scan.calls) {
+        active.push(clusters.len());
+        plans.push(tool_causes::Plan {
+            cause: None,
+            floor: options.min_count,
+        });
+        clusters.push(c);
+    }
     for &i in &active {
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
@@ -305,7 +329,10 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             let first = &clusters[idx[0]];
             first.group.glob == c.group.glob
                 && *q == p
-                && (first.kind != Kind::ToolWide || first.signature == c.signature)
+                && ((first.kind != Kind::ToolWide
+                    && !shared::is_lesson(first)
+                    && !shared::is_lesson(c))
+                    || first.signature == c.signature)
         }) {
             Some((idx, _, _)) => idx.push(i),
             None => folded.push((vec![i], p, k)),
@@ -422,14 +449,18 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             continue;
         }
         let primary = &derivation.clusters[d.clusters[0]];
-        let verdict = tool_verdict::verdict(
-            plans[d.clusters[0]].cause.as_ref(),
-            primary.kind == Kind::ToolWide,
-            &primary.group.key,
-            &d.backtest,
-            d.fail_count(&derivation.clusters) as u64,
-            || verdict(&derivation, &d, rule),
-        );
+        let verdict = if shared::is_lesson(primary) {
+            FindingKind::Lesson(shared::LESSON)
+        } else {
+            tool_verdict::verdict(
+                plans[d.clusters[0]].cause.as_ref(),
+                primary.kind == Kind::ToolWide,
+                &primary.group.key,
+                &d.backtest,
+                d.fail_count(&derivation.clusters) as u64,
+                || verdict(&derivation, &d, rule),
+            )
+        };
         if verdict == FindingKind::Rule {
             let fired = overlap::Fired::of(&m.calls, |i| derivation.scan.calls[i].failed);
             lessons.push((d, ri, fired));
@@ -451,12 +482,16 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         match fate {
             overlap::Fate::Kept => {}
             overlap::Fate::Absorbed(_) => continue,
-            overlap::Fate::Broader(_) => {
+            // A broader rule keyed on something (a pattern, a condition) is a lesson of its
+            // own that also fires on the kept one's failures: it stays (narrowing it by the
+            // kept one's pattern is not learned yet). One keyed on nothing is not a rule.
+            overlap::Fate::Broader(_) if d.proposal.any.is_empty() && d.proposal.when.is_none() => {
                 derivation
                     .not_rules
                     .push((d, FindingKind::Lesson(overlap::BROADER_LESSON)));
                 continue;
             }
+            overlap::Fate::Broader(_) => {}
         }
         if !more.is_empty() {
             d.clusters.extend(more);

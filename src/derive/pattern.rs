@@ -105,6 +105,17 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
             when: None,
             field: None,
         }),
+        Kind::Shared(s) => Some(Proposal {
+            kind: s.kind,
+            any: vec![s.any.clone()],
+            unless: Vec::new(),
+            match_mode: Some(if s.text { "text" } else { "segment" }),
+            flags: None,
+            literal: Some(s.literal.clone()),
+            field_unless: None,
+            when: None,
+            field: None,
+        }),
         Kind::PollLoop => Some(Proposal {
             kind: "poll-loop",
             any: vec![POLL_LOOP_PATTERN.to_string()],

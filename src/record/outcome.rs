@@ -312,6 +312,7 @@ pub(crate) fn refine_with(
     if is_harness(error, exit_code) {
         return Status::Harness;
     }
+    let exit_code = exit_code.or_else(|| wrapped_exit(error));
     if super::shape::is_shell_tool(tool)
         && let (Some(cmd), Some(code)) = (command, exit_code)
         && is_answer(cmd, code, error, answers)
@@ -319,6 +320,16 @@ pub(crate) fn refine_with(
         return Status::Answer;
     }
     Status::Failure
+}
+
+/// The exit status a Codex sandbox wrapper spells inside its text when the host stored none
+/// (`… sandbox denied exec error, exit code: 1, stdout: …`): pytest's red tests are then
+/// its verdict, as they are with a stored status.
+fn wrapped_exit(error: &str) -> Option<i64> {
+    let head = lower_head(error);
+    let rest = head.split_once("sandbox denied exec error, exit code: ")?.1;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// Whether exit `code` of `command` is its answer (see the module doc).
@@ -545,6 +556,8 @@ fn test_verdict(words: &[&str], code: i64, error: &str) -> bool {
                 .is_some_and(|r| r.trim_start().contains(['/', '.']))
             // pytest's short summary: `FAILED tests/test_a.py::test_x - assert 1 == 2`.
             || (l.starts_with("failed ") && l.contains("::"))
+            // A test's own assertion failing (the summary may be cut off the stored text).
+            || l.ends_with(": assertionerror")
             || counted_failures(l)
     })
 }
@@ -1381,6 +1394,38 @@ mod tests {
 
     // --- Test runners: the verdict on the code is an answer; a runner that could not run
     // is a failure. ---
+
+    #[test]
+    fn a_codex_sandbox_exit_gives_the_test_runner_its_verdict() {
+        let red = "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: ....F...\n=== FAILURES ===\nE   AssertionError\nFAILED tests/test_a.py::test_x - assert 1 == 2\n1 failed, 7 passed in 0.3s";
+        assert_eq!(wrapped_exit(red), Some(1));
+        assert_eq!(wrapped_exit("exit code: 1"), None);
+        assert_eq!(
+            refine_with(
+                "Bash",
+                Some("PYTHONPATH=. pytest -q"),
+                Status::Failure,
+                None,
+                red,
+                &[]
+            ),
+            Status::Answer
+        );
+        // A collection error before any test ran stays a failure.
+        let missing = "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 2, stdout: \nE   ModuleNotFoundError: No module named 'opk'\nInterrupted: 2 errors during collection";
+        assert_eq!(wrapped_exit(missing), Some(2));
+        assert_eq!(
+            refine_with(
+                "Bash",
+                Some("pytest -q"),
+                Status::Failure,
+                None,
+                missing,
+                &[]
+            ),
+            Status::Failure
+        );
+    }
 
     #[test]
     fn a_test_runners_verdict_is_an_answer() {
