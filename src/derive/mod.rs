@@ -480,7 +480,6 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
     }
     for (((mut d, ri, _), fate), more) in lessons.into_iter().zip(absorbers).zip(more) {
         match fate {
-            overlap::Fate::Kept => {}
             overlap::Fate::Absorbed(_) => continue,
             // A broader rule keyed on something (a pattern, a condition) is a lesson of its
             // own that also fires on the kept one's failures: it stays (narrowing it by the
@@ -491,7 +490,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
                     .push((d, FindingKind::Lesson(overlap::BROADER_LESSON)));
                 continue;
             }
-            overlap::Fate::Broader(_) => {}
+            overlap::Fate::Kept | overlap::Fate::Broader(_) => {}
         }
         if !more.is_empty() {
             d.clusters.extend(more);
