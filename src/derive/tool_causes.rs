@@ -51,21 +51,12 @@ use super::pattern::{Proposal, escape};
 /// needs.
 pub(crate) const MIN_SESSIONS: usize = 2;
 
-/// Tools whose input names one file, by host (Claude Code, Gemini CLI, Copilot CLI).
-pub(crate) const FILE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "read_file",
-    "write_file",
-    "replace",
-    "view",
-    "edit",
-    "create",
-    "apply_patch",
-];
+/// Does `tool`'s input name the file its failure is about? The tools whose summary is a path
+/// ([`crate::rules::condition::FILE_TOOLS`]), and the notebook and patch editors.
+pub(crate) fn is_file_tool(tool: &str) -> bool {
+    crate::rules::condition::FILE_TOOLS.contains(&tool)
+        || matches!(tool, "NotebookEdit" | "apply_patch")
+}
 
 /// Why a file tool's cluster failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,7 +168,7 @@ pub(crate) fn split(
     let mut out = Vec::with_capacity(clusters.len());
     let mut caused: Vec<(Cluster, Cause)> = Vec::new();
     for c in clusters {
-        let cause = (c.kind == Kind::ToolWide && FILE_TOOLS.contains(&c.group.key.as_str()))
+        let cause = (c.kind == Kind::ToolWide && is_file_tool(&c.group.key))
             .then(|| agreed(&c, failures))
             .flatten();
         let Some(cause) = cause else {

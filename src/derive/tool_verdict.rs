@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::cluster::{Cluster, Kind};
-use super::tool_causes::{Cause, FILE_TOOLS};
+use super::tool_causes::{Cause, is_file_tool};
 use super::{Derivation, Derived, FindingKind};
 use crate::rules::backtest::Backtest;
 
@@ -45,9 +45,7 @@ pub(crate) fn verdict(
             }
         }
         Some(Cause::Guessed) | None => match model() {
-            FindingKind::Rule
-                if tool_wide && FILE_TOOLS.contains(&tool) && 2 * own < b.failures =>
-            {
+            FindingKind::Rule if tool_wide && is_file_tool(tool) && 2 * own < b.failures => {
                 FindingKind::Lesson(MIXED_LESSON)
             }
             k => k,
@@ -60,7 +58,7 @@ pub(crate) fn verdict(
 fn unkeyed(d: &Derived, clusters: &[Cluster]) -> bool {
     let c = &clusters[d.clusters[0]];
     c.kind == Kind::ToolWide
-        && FILE_TOOLS.contains(&c.group.key.as_str())
+        && is_file_tool(&c.group.key)
         && d.proposal.any.is_empty()
         && d.proposal.when.is_none()
 }

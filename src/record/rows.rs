@@ -259,12 +259,11 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         call.exit_code,
         error.as_deref().unwrap_or_default(),
     );
-    let shape = shape::shape(&call.tool, shape_command, error.as_deref());
     // The segment the shape was taken from, for a call that failed (or printed a masked
-    // failure): the same blame, so the two always agree.
-    let blamed = (status == Status::Failure || error.is_some() && status == Status::Success)
-        .then(|| shape::blamed(&call.tool, shape_command, error.as_deref()))
-        .flatten();
+    // failure): one split and one blame give both, so the two always agree.
+    let failed = status == Status::Failure || error.is_some() && status == Status::Success;
+    let (shape, blamed) =
+        shape::shape_and_blamed(&call.tool, shape_command, error.as_deref(), failed);
     // Keyed, over the redacted text (never a plain SHA-256 of a secret): `crate::digest`.
     let input_sha256 = summary::digest_text(&call.tool, &call.input)
         .and_then(|t| crate::digest::keyed_for(conn, raw_cut(&t)));

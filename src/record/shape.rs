@@ -4,7 +4,8 @@
 //! For a shell command the shape is that of the program the failure is blamed on
 //! ([`crate::shell::blame`], the same choice derive makes: the program the error text names,
 //! else the one the exit status belongs to; builtins such as `cd`, `export` or `echo` are
-//! never chosen), and [`blamed`] is that segment's text, stored beside it. A command that ran only builtins keeps the shape of its last segment (`cd build`
+//! never chosen), and the blamed segment's text is stored beside it; [`shape_and_blamed`]
+//! computes both from one split. A command that ran only builtins keeps the shape of its last segment (`cd build`
 //! → `cd`), so every shell call has one. Other tools are their own shape; MCP tools are
 //! grouped per server (`mcp__<server>__`).
 
@@ -25,35 +26,56 @@ pub(crate) fn is_shell_tool(tool: &str) -> bool {
 
 /// The shape of a call: for shell tools, of the failing (or last) segment of `command`;
 /// for other tools, the tool group. `None` when a shell command has no words.
+#[cfg(test)]
 #[must_use]
 pub(crate) fn shape(tool: &str, command: Option<&str>, error: Option<&str>) -> Option<String> {
+    shape_and_blamed(tool, command, error, false).0
+}
+
+/// The text of the segment a shell call's failure is blamed on (the one its shape comes
+/// from), redacted and capped at [`BLAMED_CAP`] bytes; `None` for other tools, for a command
+/// that ran only builtins, or when nothing is left after redaction.
+#[cfg(test)]
+#[must_use]
+pub(crate) fn blamed(tool: &str, command: Option<&str>, error: Option<&str>) -> Option<String> {
+    shape_and_blamed(tool, command, error, true).1
+}
+
+/// The call's shape and, when `want_blamed`, its blamed segment's text, from one split and
+/// one blame of the command, so the two always agree. The shape: for shell tools, that of the
+/// blamed (or last) segment of `command`, `None` when it has no words; for other tools, the
+/// tool group. The blamed text: redacted and capped at [`BLAMED_CAP`] bytes; `None` for
+/// other tools, for a command that ran only builtins, or when nothing is left.
+#[must_use]
+pub(crate) fn shape_and_blamed(
+    tool: &str,
+    command: Option<&str>,
+    error: Option<&str>,
+    want_blamed: bool,
+) -> (Option<String>, Option<String>) {
     if !is_shell_tool(tool) {
-        return Some(tool_group(tool));
+        return (Some(tool_group(tool)), None);
     }
-    let split = shell::split(command?);
-    let shape = match blame(&split.segments, error.unwrap_or_default()) {
-        Some(b) => b.program.shape,
+    let Some(command) = command else {
+        return (None, None);
+    };
+    let split = shell::split(command);
+    let found = blame(&split.segments, error.unwrap_or_default());
+    let blamed = found
+        .as_ref()
+        .filter(|_| want_blamed)
+        .map(|b| redact::redact_capped_bytes(b.text(), BLAMED_CAP))
+        .filter(|t| !t.is_empty());
+    let shape = match found {
+        Some(b) => Some(b.program.shape),
         None => split
             .segments
             .iter()
             .rev()
             .map(shell::shape)
-            .find(|s| !s.is_empty())?,
+            .find(|s| !s.is_empty()),
     };
-    (!shape.is_empty()).then_some(shape)
-}
-
-/// The segment of a shell `command` a failure with `error` is blamed on, redacted and capped
-/// at [`BLAMED_CAP`] bytes: what `tool_calls.blamed` stores. `None` for other tools and for a
-/// command that ran only builtins.
-#[must_use]
-pub(crate) fn blamed(tool: &str, command: Option<&str>, error: Option<&str>) -> Option<String> {
-    if !is_shell_tool(tool) {
-        return None;
-    }
-    let split = shell::split(command?);
-    let b = blame(&split.segments, error.unwrap_or_default())?;
-    Some(redact::redact_capped_bytes(b.text(), BLAMED_CAP)).filter(|t| !t.is_empty())
+    (shape.filter(|s| !s.is_empty()), blamed)
 }
 
 /// `mcp__<server>__` for MCP tools, else the tool name (spec §6.4 `_tool_group`).

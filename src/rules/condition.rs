@@ -326,6 +326,21 @@ pub(crate) const READS_OF_SESSION: &str = "SELECT command, cwd FROM tool_calls
     WHERE session_id = ?1 AND tool IN ('Read', 'read_file', 'view') AND status = 'success'
         AND command IS NOT NULL";
 
+/// Tools whose input names one file, by host (Claude Code, Gemini CLI, Copilot CLI): their
+/// stored summary is its path.
+pub(crate) const FILE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "read_file",
+    "write_file",
+    "replace",
+    "view",
+    "edit",
+    "create",
+];
+
 /// The tools whose successful calls read a file (as [`READS_OF_SESSION`] lists them).
 pub(crate) const READ_TOOLS: &[&str] = &["Read", "read_file", "view"];
 

@@ -200,25 +200,22 @@ fn programs(command: &str, call: &Call, exit_code: Option<i64>, s: &mut Session)
     }
 }
 
-/// Does `error` (with `exit_code`) say `name` was not found? The shells' words naming it, or
-/// exit 127 with the error naming it.
+/// Does `error` (with `exit_code`) say `name` was not found? A line of it in the shells'
+/// words naming it ([`crate::shell::blame::not_found_program`]), or exit 127 with the error
+/// naming it.
 pub(crate) fn not_found(error: &str, exit_code: Option<i64>, name: &str) -> bool {
     let lower = error.to_ascii_lowercase();
-    let name = name.to_ascii_lowercase();
-    if !lower.contains(&name) {
+    if !lower.contains(&name.to_ascii_lowercase()) {
         return false;
     }
-    [
-        format!("{name}: command not found"),
-        format!("{name}: not found"),
-        format!("'{name}' is not recognized"),
-        format!("{name}' is not recognized"),
-        format!("command not found: {name}"),
-        format!("unknown command: {name}"),
-    ]
-    .iter()
-    .any(|p| lower.contains(p.as_str()))
-        || exit_code == Some(127)
+    error.lines().any(|line| {
+        crate::shell::blame::not_found_program(line).is_some_and(|found| {
+            found
+                .rsplit(['/', '\\'])
+                .next()
+                .is_some_and(|base| base.eq_ignore_ascii_case(name))
+        })
+    }) || exit_code == Some(127)
         || lower.starts_with("exit code 127")
 }
 
@@ -232,20 +229,6 @@ const SHELL_TOOLS: &[&str] = &[
     "shell_command",
     "container.exec",
     "run_shell_command",
-];
-
-/// Tools whose input names one file (their stored summary is its path).
-const FILE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "read_file",
-    "write_file",
-    "replace",
-    "view",
-    "edit",
-    "create",
 ];
 
 /// Words (lowercase) of an error that say the path is a directory, where a file was wanted.
@@ -265,7 +248,7 @@ pub(crate) fn says_directory(error: &str) -> bool {
 /// What a file tool's own call says its path is: a directory when its error says so, a file
 /// when it succeeded (a file tool succeeds only on a file); else nothing.
 fn own_kind(call: &Call) -> Option<Stat> {
-    if !FILE_TOOLS.contains(&call.tool.as_str()) {
+    if !condition::FILE_TOOLS.contains(&call.tool.as_str()) {
         return None;
     }
     match call.status.as_str() {

@@ -199,8 +199,15 @@ fn line_names(line: &str) -> Vec<(String, Why)> {
     names
 }
 
-/// `X` of a command-not-found line, in the spellings of bash, dash, zsh, fish, PowerShell
-/// and cmd.
+/// The program a shell could not find, named by one line of its error (`X` of
+/// `bash: line 1: X: command not found` and the spellings of dash, zsh, fish, PowerShell and
+/// cmd). The one reading of those spellings: blame and the replay of `program_absent` use it.
+pub(crate) fn not_found_program(line: &str) -> Option<String> {
+    let t = line.trim();
+    not_found_name(t, &t.to_ascii_lowercase())
+}
+
+/// [`not_found_program`] of a trimmed line and its lowercase copy.
 fn not_found_name(line: &str, lower: &str) -> Option<String> {
     let clean = |s: &str| {
         s.trim()
@@ -225,7 +232,9 @@ fn not_found_name(line: &str, lower: &str) -> Option<String> {
     {
         return Some(line[at + 10..at + 10 + len].to_string());
     }
-    if let Some(at) = lower.find(" is not recognized as an internal or external command") {
+    // cmd's line, whose end ("… or external command, operable program …") is often wrapped
+    // or cut off in a stored error.
+    if let Some(at) = lower.find(" is not recognized as an internal") {
         return Some(clean(&line[..at]));
     }
     None
