@@ -288,6 +288,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         });
         clusters.push(c);
     }
+    let mut field_contrast = fields::FieldContrast::new(&scan.calls);
     for &i in &active {
         let c = &clusters[i];
         let k = matches!(c.kind, Kind::Program { .. })
@@ -295,10 +296,9 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         if let Some(mut p) = pattern::propose(c, k.as_ref()) {
             if c.kind == Kind::ToolWide
                 && !c.group.key.starts_with("mcp__")
-                && let Some(u) = fields::field_unless(
+                && let Some(u) = field_contrast.unless(
                     c.failures.iter().map(|&f| failures[f].command.as_str()),
                     &c.group.glob,
-                    &scan.calls,
                 )
             {
                 p = p.with_field_unless(u);
