@@ -519,6 +519,10 @@ fn is_test_runner(words: &[&str]) -> bool {
     TEST_RUNNERS
         .iter()
         .any(|&(p, sub)| p == program && sub.is_none_or(|s| next.as_deref() == Some(s)))
+        // A program whose subcommand is `test` runs tests (`hardhat test`, `forge test`,
+        // `zig test`): the table lists runners that need no subcommand or another word;
+        // the shell's own `test` (`test -f test`) is a condition, not a runner.
+        || (next.as_deref() == Some("test") && !matches!(program, "test" | "["))
 }
 
 /// A runner that could not run says so: it (or what it runs) is missing, or it has no such
@@ -1483,8 +1487,34 @@ mod tests {
                 "Exit code 1\nFailed!  - Failed:     1, Passed:     2",
             ),
             ("cd web && npm test", 1, "Exit code 1\n  1 failing"),
+            // Any program's `test` subcommand, launched or not.
+            (
+                "npx hardhat test test/a.test.js 2>&1",
+                3,
+                "Exit code 3\n  2 passing\n  3 failing",
+            ),
+            (
+                "forge test -vv",
+                1,
+                "Exit code 1\nSuite result: FAILED. 1 passed; 2 failed",
+            ),
         ] {
             assert_eq!(bash(cmd, code, text), Status::Answer, "{cmd}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_test_subcommand_makes_a_runner_and_the_test_builtin_does_not() {
+        for (words, runner) in [
+            (&["hardhat", "test"][..], true),
+            (&["npx", "hardhat", "test", "--network", "x"][..], true),
+            (&["forge", "test"][..], true),
+            (&["hardhat", "compile"][..], false),
+            (&["test", "-f", "test"][..], false),
+            (&["[", "test", "]"][..], false),
+            (&["git", "status"][..], false),
+        ] {
+            assert_eq!(is_test_runner(words), runner, "{words:?}");
         }
     }
 
