@@ -11,7 +11,8 @@
 //!   session has read (`when: {not_read_in_session: …}`). For Write this also fires on
 //!   every new file the agent creates (no condition says "exists before the call"), so the
 //!   replay check below usually turns a Write's cluster into a lesson; Edit needs no more;
-//! - **missing path** ("does not exist"): split by path. A path that failed in
+//! - **missing path** ("does not exist"): split by path, one file's spellings as one path
+//!   (`C:\p\A.md`, `C:/p/A.md`, Git-Bash's `/c/p/A.md`; the rule's pattern matches each). A path that failed in
 //!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
 //!   again — a rule on that path (`any` on the path field) while it is missing
 //!   (`when: {path_missing: …}`); the rest, a different path each time, is left to the
@@ -249,23 +250,31 @@ fn agreed(c: &Cluster, failures: &[Failure]) -> Option<Cause> {
 /// sessions or more (its shape is the path), and the rest (the guesses) as the cluster it
 /// was, so its id does not move.
 fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, Plan)> {
-    let mut by: BTreeMap<String, (Vec<usize>, BTreeSet<&str>)> = BTreeMap::new();
+    // By path key: the failures, their sessions, their spellings.
+    type Group<'f> = (Vec<usize>, BTreeSet<&'f str>, BTreeSet<String>);
+    let mut by: BTreeMap<String, Group> = BTreeMap::new();
     for &f in &c.failures {
         let Some(path) = crate::rules::condition::read_path(&failures[f].command) else {
             continue;
         };
-        let e = by.entry(path).or_default();
+        let e = by.entry(path_key(&path)).or_default();
         e.0.push(f);
         if let Some(s) = failures[f].session.as_deref() {
             e.1.insert(s);
         }
+        e.2.insert(path);
     }
     let mut out = Vec::new();
     let mut rest = c.clone();
-    for (path, (list, sessions)) in by {
+    for (key, (list, sessions, spellings)) in by {
         if sessions.len() < MIN_SESSIONS {
             continue;
         }
+        // One spelling is kept as it is; several are named by their key.
+        let path = match spellings.len() {
+            1 => spellings.into_iter().next().unwrap_or(key),
+            _ => key,
+        };
         rest.failures.retain(|f| !list.contains(f));
         let mut one = c.clone();
         one.shape.clone_from(&path);
@@ -292,6 +301,38 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
     out
 }
 
+/// One file's key whatever the spelling: `\\` read as `/`, a drive letter lowercased, and
+/// Git-Bash's (MSYS) `/c/…` read as the drive `c:/…`. The same missing file read as
+/// `C:\\p\\A.md`, `C:/p/A.md` and `/c/p/A.md` is one path that recurs, not three guesses.
+fn path_key(path: &str) -> String {
+    let p = path.trim().replace('\\', "/");
+    let b = p.as_bytes();
+    let drive = if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        Some((b[0], 2))
+    } else if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b'/' {
+        Some((b[1], 2))
+    } else {
+        None
+    };
+    match drive {
+        Some((letter, rest)) => format!("{}:{}", letter.to_ascii_lowercase() as char, &p[rest..]),
+        None => p,
+    }
+}
+
+/// The anchored pattern of a recurring path: its one spelling, or, for the [`path_key`] of a
+/// file spelled several ways (`c:/…`), every spelling of it (either separator, either case
+/// of the drive letter, `C:` or Git-Bash's `/c`).
+fn path_pattern(path: &str) -> String {
+    let b = path.as_bytes();
+    if !(b.len() >= 3 && b[0].is_ascii_lowercase() && b[1] == b':' && b[2] == b'/') {
+        return format!("^{}$", escape(path));
+    }
+    let rest: Vec<String> = path[2..].split('/').map(escape).collect();
+    let (lo, up) = (char::from(b[0]), char::from(b[0].to_ascii_uppercase()));
+    format!("^(?:[{up}{lo}]:|/[{up}{lo}]){}$", rest.join(r"[\\/]"))
+}
+
 /// The proposal for a file tool's cluster of this cause: the tool-wide proposal `p`,
 /// conditioned on the state (or keyed on the path) that tells its failures apart. Lessons
 /// and guesses keep the tool-wide proposal, for their evidence only.
@@ -309,7 +350,7 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
         Cause::RecurringPath(path) => {
             p.kind = "recurring-path";
             p.field = Some(field);
-            p.any = vec![format!("^{}$", escape(path))];
+            p.any = vec![path_pattern(path)];
             p.when = Some(json!({"path_missing": {"field": field}}));
         }
         Cause::Stale | Cause::NoMatch | Cause::Guessed => return p,
@@ -469,6 +510,76 @@ mod tests {
         assert_eq!(out[0].0.failures, [0, 1]);
         assert_eq!(out[1].0.failures, [3, 7]);
         assert_eq!(out[1].1.cause, Some(Cause::Guessed));
+    }
+
+    #[test]
+    fn a_files_windows_spellings_share_one_key_and_one_pattern() {
+        for p in [
+            r"C:\p\A.md",
+            "C:/p/A.md",
+            "c:/p/A.md",
+            "/c/p/A.md",
+            r" c:\p/A.md ",
+        ] {
+            assert_eq!(path_key(p), "c:/p/A.md", "{p}");
+        }
+        // Not a drive: kept, `\` read as `/`.
+        assert_eq!(path_key("/repo/A.md"), "/repo/A.md");
+        assert_eq!(path_key(r"docs\A.md"), "docs/A.md");
+        assert_eq!(path_key("/c"), "/c");
+        assert_eq!(path_key("/cd/A.md"), "/cd/A.md");
+        assert_eq!(path_key("1:/A.md"), "1:/A.md");
+        let re = regex::Regex::new(&path_pattern("c:/p/A.md")).unwrap();
+        for p in [
+            r"C:\p\A.md",
+            "C:/p/A.md",
+            "c:/p/A.md",
+            "/c/p/A.md",
+            r"/C/p\A.md",
+        ] {
+            assert!(re.is_match(p), "{p}");
+        }
+        for p in [
+            "D:/p/A.md",
+            "C:/p/AxMD",
+            "C:/p/A.md.bak",
+            "x/c/p/A.md",
+            "C:/q/A.md",
+        ] {
+            assert!(!re.is_match(p), "{p}");
+        }
+        // One spelling is matched as it is.
+        assert_eq!(path_pattern("/c/p/A.md"), r"^/c/p/A\.md$");
+        assert_eq!(path_pattern(r"C:\p\A.md"), r"^C:\\p\\A\.md$");
+        assert_eq!(path_pattern("C:/p"), r"^C:/p$");
+        assert_eq!(path_pattern("c:"), "^c:$");
+    }
+
+    #[test]
+    fn spellings_of_one_missing_file_recur_together() {
+        let missing = "File does not exist.";
+        let fs = vec![
+            failure("Read", r"C:\p\A.md", missing, "s1"),
+            failure("Read", "C:/p/A.md", missing, "s2"),
+            failure("Read", "/c/p/A.md", missing, "s2"),
+            failure("Read", "C:/p/B.md", missing, "s1"),
+            failure("Read", "C:/p/B.md", missing, "s2"),
+        ];
+        let out = split(vec![cluster("Read", (0..5).collect())], &fs, 3);
+        let causes: Vec<(Vec<usize>, Option<Cause>)> = out
+            .iter()
+            .map(|(c, p)| (c.failures.clone(), p.cause.clone()))
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                (
+                    vec![0, 1, 2],
+                    Some(Cause::RecurringPath("c:/p/A.md".into()))
+                ),
+                (vec![3, 4], Some(Cause::RecurringPath("C:/p/B.md".into()))),
+            ]
+        );
     }
 
     #[test]

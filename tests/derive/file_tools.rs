@@ -384,3 +384,98 @@ fn a_tool_wide_candidate_is_not_left_beside_a_keyed_one_of_the_same_tool() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn one_missing_file_spelled_the_windows_ways_is_one_recurring_path() {
+    let env = Env::new();
+    let missing = "<tool_use_error>File does not exist.</tool_use_error>";
+    // The same file in three spellings (backslashes, forward slashes with a lowercase
+    // drive, Git-Bash's `/c/`), none of which recurs across sessions on its own.
+    let mut rows = vec![
+        row(
+            "Read",
+            "failure",
+            r"C:\Users\x\proj\ARCHITECTURE.md",
+            missing,
+            "s0",
+            1,
+        ),
+        row(
+            "Read",
+            "failure",
+            "c:/Users/x/proj/ARCHITECTURE.md",
+            missing,
+            "s1",
+            2,
+        ),
+        row(
+            "Read",
+            "failure",
+            "/c/Users/x/proj/ARCHITECTURE.md",
+            missing,
+            "s1",
+            3,
+        ),
+    ];
+    // One-off guesses, and a file beside it the tool reads fine.
+    for (i, p) in [
+        r"C:\Users\x\proj\READ.md",
+        "C:/Users/x/proj/src/a.ts",
+        "/c/Users/x/proj/b.ts",
+    ]
+    .iter()
+    .enumerate()
+    {
+        rows.push(row(
+            "Read",
+            "failure",
+            p,
+            missing,
+            &format!("s{i}"),
+            10 + i as i64,
+        ));
+    }
+    for i in 0..6 {
+        rows.push(row(
+            "Read",
+            "success",
+            &format!(r"C:\Users\x\proj\src\f{i}.ts"),
+            "",
+            &format!("s{}", i % 3),
+            20 + i,
+        ));
+    }
+    rows.extend(reads(40));
+    insert(&env, &rows);
+    let doc = derive_json(&env, &[]);
+    let read: Vec<&Value> = rules(&doc)
+        .into_iter()
+        .filter(|r| r["tool"] == "Read")
+        .collect();
+    assert_eq!(read.len(), 1, "{doc:#}");
+    let c = read[0];
+    assert_eq!(c["meta"]["kind"], "recurring-path");
+    assert_eq!(c["field"], "file_path");
+    assert_eq!(
+        c["when"],
+        serde_json::json!({"path_missing": {"field": "file_path"}})
+    );
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(3), Some(3)),
+        "every spelling, and nothing else: {b:#}"
+    );
+    let id = c["id"].as_str().unwrap();
+    assert!(
+        replayed(&env, &doc).contains(&(id.to_string(), 3, 0)),
+        "{:?}",
+        replayed(&env, &doc)
+    );
+    let guesses: Vec<&Value> = not_rules(&doc)
+        .into_iter()
+        .filter(|n| n["finding"] == "guess")
+        .collect();
+    assert_eq!(guesses.len(), 1, "{doc:#}");
+    assert_eq!(guesses[0]["fail_count"], 3);
+}
