@@ -7,7 +7,9 @@
 //! - **directory** (`EISDIR`, "is a directory"): the rule fires only where the path is a
 //!   directory (`when: {path_is_directory: …}`), answered by `stat()` live and from the
 //!   history's own evidence in replay;
-//! - **not read** ("has not been read yet"): the rule fires only on a file no Read of the
+//! - **not read** ("has not been read yet"): one cause across the file-writing tools that
+//!   name their path in the same field (an Edit's and a Write's are one lesson: `tool:
+//!   "{Edit,Write}"`); the rule fires only on a file no Read of the
 //!   session has read (`when: {not_read_in_session: …}`). For Write this also fires on
 //!   every new file the agent creates (no condition says "exists before the call"), so the
 //!   replay check below usually turns a Write's cluster into a lesson; Edit needs no more;
@@ -182,10 +184,12 @@ pub(crate) fn split(
             ));
             continue;
         };
-        match caused
-            .iter_mut()
-            .find(|(m, k)| m.group == c.group && *k == cause)
-        {
+        match caused.iter_mut().find(|(m, k)| {
+            *k == cause
+                && (m.group == c.group
+                    || (cause == Cause::NotRead
+                        && path_field(&m.group.key) == path_field(&c.group.key)))
+        }) {
             Some((m, _)) => {
                 m.failures.extend(&c.failures);
                 m.failures.sort_unstable();
@@ -198,7 +202,10 @@ pub(crate) fn split(
             None => caused.push((c, cause)),
         }
     }
-    for (c, cause) in caused {
+    for (mut c, cause) in caused {
+        if cause == Cause::NotRead {
+            c.group.glob = tools_glob(&c, failures);
+        }
         let floor = match cause {
             Cause::Guessed => {
                 out.extend(by_path(&c, failures, min_count));
@@ -217,6 +224,20 @@ pub(crate) fn split(
     }
     out.sort_by_cached_key(|(c, _)| (std::cmp::Reverse(c.count()), c.id()));
     out
+}
+
+/// The tool glob of a cluster merged across tools: its one tool, or a brace group of them
+/// (`{Edit,Write}`).
+fn tools_glob(c: &Cluster, failures: &[Failure]) -> String {
+    let tools: BTreeSet<&str> = c
+        .failures
+        .iter()
+        .map(|&f| failures[f].tool.as_str())
+        .collect();
+    match tools.len() {
+        0 | 1 => c.group.glob.clone(),
+        _ => format!("{{{}}}", tools.into_iter().collect::<Vec<_>>().join(",")),
+    }
 }
 
 /// Distinct sessions of a cluster's failures.
@@ -666,6 +687,71 @@ mod tests {
         let mut prog = cluster("Edit", vec![0, 1]);
         prog.kind = Kind::NoProgram;
         assert_eq!(plan(prog).cause, None);
+    }
+
+    #[test]
+    fn not_read_is_one_cause_across_the_tools_naming_the_path_in_one_field() {
+        type Row = (String, String, Vec<usize>, Option<Cause>, u64);
+        let nr = "File has not been read yet. Read it first before writing to it.";
+        let fs = vec![
+            failure("Edit", "/a", nr, "s1"),
+            failure("Write", "/b", nr, "s2"),
+            failure("edit", "/c", nr, "s3"),
+            failure("Write", "/d", "Path is a directory: /d", "s2"),
+            failure("Edit", "/e", nr, "s1"),
+        ];
+        let out = split(
+            vec![
+                cluster("Edit", vec![0, 4]),
+                cluster("Write", vec![1]),
+                cluster("edit", vec![2]),
+                cluster("Write", vec![3]),
+            ],
+            &fs,
+            3,
+        );
+        let summary: Vec<Row> = out
+            .iter()
+            .map(|(c, p)| {
+                (
+                    c.group.key.clone(),
+                    c.group.glob.clone(),
+                    c.failures.clone(),
+                    p.cause.clone(),
+                    p.floor,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    "Edit".into(),
+                    "{Edit,Write}".into(),
+                    vec![0, 1, 4],
+                    Some(Cause::NotRead),
+                    2
+                ),
+                // Copilot's `edit` names its path in `path`: a rule of its own.
+                (
+                    "edit".into(),
+                    "edit".into(),
+                    vec![2],
+                    Some(Cause::NotRead),
+                    3
+                ),
+                (
+                    "Write".into(),
+                    "Write".into(),
+                    vec![3],
+                    Some(Cause::Directory),
+                    3
+                ),
+            ]
+        );
+        // One tool keeps its own glob.
+        let out = split(vec![cluster("Edit", vec![0, 4])], &fs, 3);
+        assert_eq!(out[0].0.group.glob, "Edit");
     }
 
     fn tool_wide() -> Proposal {
