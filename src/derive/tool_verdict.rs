@@ -78,14 +78,9 @@ pub(crate) fn demote_unkeyed(dv: &mut Derivation) {
         .map(tool_of)
         .collect();
     for list in [&mut dv.candidates, &mut dv.withheld] {
-        // A keyed candidate's glob may name several tools (`{Edit,Write}`).
-        let beside_keyed = |d: &Derived| {
-            let tool = tool_of(d);
-            keyed.iter().any(|g| crate::rules::glob::matches(g, &tool))
-        };
         let (demoted, kept): (Vec<Derived>, Vec<Derived>) = std::mem::take(list)
             .into_iter()
-            .partition(|d| unkeyed(d, clusters) && beside_keyed(d));
+            .partition(|d| unkeyed(d, clusters) && keyed.contains(&tool_of(d)));
         *list = kept;
         dv.not_rules.extend(
             demoted
