@@ -7,11 +7,14 @@
 //! - **directory** (`EISDIR`, "is a directory"): the rule fires only where the path is a
 //!   directory (`when: {path_is_directory: …}`), answered by `stat()` live and from the
 //!   history's own evidence in replay;
-//! - **not read** ("has not been read yet"): the rule fires only on a file no Read of the
+//! - **not read** ("has not been read yet"): one cause across the file-writing tools that
+//!   name their path in the same field (an Edit's and a Write's are one lesson: `tool:
+//!   "{Edit,Write}"`); the rule fires only on a file no Read of the
 //!   session has read (`when: {not_read_in_session: …}`). For Write this also fires on
 //!   every new file the agent creates (no condition says "exists before the call"), so the
 //!   replay check below usually turns a Write's cluster into a lesson; Edit needs no more;
-//! - **missing path** ("does not exist"): split by path. A path that failed in
+//! - **missing path** ("does not exist"): split by path, one file's spellings as one path
+//!   (`C:\p\A.md`, `C:/p/A.md`, Git-Bash's `/c/p/A.md`; the rule's pattern matches each). A path that failed in
 //!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
 //!   again — a rule on that path (`any` on the path field) while it is missing
 //!   (`when: {path_missing: …}`); the rest, a different path each time, is left to the
@@ -181,10 +184,12 @@ pub(crate) fn split(
             ));
             continue;
         };
-        match caused
-            .iter_mut()
-            .find(|(m, k)| m.group == c.group && *k == cause)
-        {
+        match caused.iter_mut().find(|(m, k)| {
+            *k == cause
+                && (m.group == c.group
+                    || (cause == Cause::NotRead
+                        && path_field(&m.group.key) == path_field(&c.group.key)))
+        }) {
             Some((m, _)) => {
                 m.failures.extend(&c.failures);
                 m.failures.sort_unstable();
@@ -197,7 +202,10 @@ pub(crate) fn split(
             None => caused.push((c, cause)),
         }
     }
-    for (c, cause) in caused {
+    for (mut c, cause) in caused {
+        if cause == Cause::NotRead {
+            c.group.glob = tools_glob(&c, failures);
+        }
         let floor = match cause {
             Cause::Guessed => {
                 out.extend(by_path(&c, failures, min_count));
@@ -216,6 +224,20 @@ pub(crate) fn split(
     }
     out.sort_by_cached_key(|(c, _)| (std::cmp::Reverse(c.count()), c.id()));
     out
+}
+
+/// The tool glob of a cluster merged across tools: its one tool, or a brace group of them
+/// (`{Edit,Write}`).
+fn tools_glob(c: &Cluster, failures: &[Failure]) -> String {
+    let tools: BTreeSet<&str> = c
+        .failures
+        .iter()
+        .map(|&f| failures[f].tool.as_str())
+        .collect();
+    match tools.len() {
+        0 | 1 => c.group.glob.clone(),
+        _ => format!("{{{}}}", tools.into_iter().collect::<Vec<_>>().join(",")),
+    }
 }
 
 /// Distinct sessions of a cluster's failures.
@@ -249,23 +271,31 @@ fn agreed(c: &Cluster, failures: &[Failure]) -> Option<Cause> {
 /// sessions or more (its shape is the path), and the rest (the guesses) as the cluster it
 /// was, so its id does not move.
 fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, Plan)> {
-    let mut by: BTreeMap<String, (Vec<usize>, BTreeSet<&str>)> = BTreeMap::new();
+    // By path key: the failures, their sessions, their spellings.
+    type Group<'f> = (Vec<usize>, BTreeSet<&'f str>, BTreeSet<String>);
+    let mut by: BTreeMap<String, Group> = BTreeMap::new();
     for &f in &c.failures {
         let Some(path) = crate::rules::condition::read_path(&failures[f].command) else {
             continue;
         };
-        let e = by.entry(path).or_default();
+        let e = by.entry(path_key(&path)).or_default();
         e.0.push(f);
         if let Some(s) = failures[f].session.as_deref() {
             e.1.insert(s);
         }
+        e.2.insert(path);
     }
     let mut out = Vec::new();
     let mut rest = c.clone();
-    for (path, (list, sessions)) in by {
+    for (key, (list, sessions, spellings)) in by {
         if sessions.len() < MIN_SESSIONS {
             continue;
         }
+        // One spelling is kept as it is; several are named by their key.
+        let path = match spellings.len() {
+            1 => spellings.into_iter().next().unwrap_or(key),
+            _ => key,
+        };
         rest.failures.retain(|f| !list.contains(f));
         let mut one = c.clone();
         one.shape.clone_from(&path);
@@ -292,6 +322,38 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
     out
 }
 
+/// One file's key whatever the spelling: `\\` read as `/`, a drive letter lowercased, and
+/// Git-Bash's (MSYS) `/c/…` read as the drive `c:/…`. The same missing file read as
+/// `C:\\p\\A.md`, `C:/p/A.md` and `/c/p/A.md` is one path that recurs, not three guesses.
+fn path_key(path: &str) -> String {
+    let p = path.trim().replace('\\', "/");
+    let b = p.as_bytes();
+    let drive = if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        Some((b[0], 2))
+    } else if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b'/' {
+        Some((b[1], 2))
+    } else {
+        None
+    };
+    match drive {
+        Some((letter, rest)) => format!("{}:{}", letter.to_ascii_lowercase() as char, &p[rest..]),
+        None => p,
+    }
+}
+
+/// The anchored pattern of a recurring path: its one spelling, or, for the [`path_key`] of a
+/// file spelled several ways (`c:/…`), every spelling of it (either separator, either case
+/// of the drive letter, `C:` or Git-Bash's `/c`).
+fn path_pattern(path: &str) -> String {
+    let b = path.as_bytes();
+    if !(b.len() >= 3 && b[0].is_ascii_lowercase() && b[1] == b':' && b[2] == b'/') {
+        return format!("^{}$", escape(path));
+    }
+    let rest: Vec<String> = path[2..].split('/').map(escape).collect();
+    let (lo, up) = (char::from(b[0]), char::from(b[0].to_ascii_uppercase()));
+    format!("^(?:[{up}{lo}]:|/[{up}{lo}]){}$", rest.join(r"[\\/]"))
+}
+
 /// The proposal for a file tool's cluster of this cause: the tool-wide proposal `p`,
 /// conditioned on the state (or keyed on the path) that tells its failures apart. Lessons
 /// and guesses keep the tool-wide proposal, for their evidence only.
@@ -309,7 +371,7 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
         Cause::RecurringPath(path) => {
             p.kind = "recurring-path";
             p.field = Some(field);
-            p.any = vec![format!("^{}$", escape(path))];
+            p.any = vec![path_pattern(path)];
             p.when = Some(json!({"path_missing": {"field": field}}));
         }
         Cause::Stale | Cause::NoMatch | Cause::Guessed => return p,
@@ -472,6 +534,76 @@ mod tests {
     }
 
     #[test]
+    fn a_files_windows_spellings_share_one_key_and_one_pattern() {
+        for p in [
+            r"C:\p\A.md",
+            "C:/p/A.md",
+            "c:/p/A.md",
+            "/c/p/A.md",
+            r" c:\p/A.md ",
+        ] {
+            assert_eq!(path_key(p), "c:/p/A.md", "{p}");
+        }
+        // Not a drive: kept, `\` read as `/`.
+        assert_eq!(path_key("/repo/A.md"), "/repo/A.md");
+        assert_eq!(path_key(r"docs\A.md"), "docs/A.md");
+        assert_eq!(path_key("/c"), "/c");
+        assert_eq!(path_key("/cd/A.md"), "/cd/A.md");
+        assert_eq!(path_key("1:/A.md"), "1:/A.md");
+        let re = regex::Regex::new(&path_pattern("c:/p/A.md")).unwrap();
+        for p in [
+            r"C:\p\A.md",
+            "C:/p/A.md",
+            "c:/p/A.md",
+            "/c/p/A.md",
+            r"/C/p\A.md",
+        ] {
+            assert!(re.is_match(p), "{p}");
+        }
+        for p in [
+            "D:/p/A.md",
+            "C:/p/AxMD",
+            "C:/p/A.md.bak",
+            "x/c/p/A.md",
+            "C:/q/A.md",
+        ] {
+            assert!(!re.is_match(p), "{p}");
+        }
+        // One spelling is matched as it is.
+        assert_eq!(path_pattern("/c/p/A.md"), r"^/c/p/A\.md$");
+        assert_eq!(path_pattern(r"C:\p\A.md"), r"^C:\\p\\A\.md$");
+        assert_eq!(path_pattern("C:/p"), r"^C:/p$");
+        assert_eq!(path_pattern("c:"), "^c:$");
+    }
+
+    #[test]
+    fn spellings_of_one_missing_file_recur_together() {
+        let missing = "File does not exist.";
+        let fs = vec![
+            failure("Read", r"C:\p\A.md", missing, "s1"),
+            failure("Read", "C:/p/A.md", missing, "s2"),
+            failure("Read", "/c/p/A.md", missing, "s2"),
+            failure("Read", "C:/p/B.md", missing, "s1"),
+            failure("Read", "C:/p/B.md", missing, "s2"),
+        ];
+        let out = split(vec![cluster("Read", (0..5).collect())], &fs, 3);
+        let causes: Vec<(Vec<usize>, Option<Cause>)> = out
+            .iter()
+            .map(|(c, p)| (c.failures.clone(), p.cause.clone()))
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                (
+                    vec![0, 1, 2],
+                    Some(Cause::RecurringPath("c:/p/A.md".into()))
+                ),
+                (vec![3, 4], Some(Cause::RecurringPath("C:/p/B.md".into()))),
+            ]
+        );
+    }
+
+    #[test]
     fn a_tools_clusters_of_one_cause_are_merged_whatever_their_signatures() {
         let fs = vec![
             failure("Read", "/a/x", "File not found: /a/x", "s1"),
@@ -555,6 +687,71 @@ mod tests {
         let mut prog = cluster("Edit", vec![0, 1]);
         prog.kind = Kind::NoProgram;
         assert_eq!(plan(prog).cause, None);
+    }
+
+    #[test]
+    fn not_read_is_one_cause_across_the_tools_naming_the_path_in_one_field() {
+        type Row = (String, String, Vec<usize>, Option<Cause>, u64);
+        let nr = "File has not been read yet. Read it first before writing to it.";
+        let fs = vec![
+            failure("Edit", "/a", nr, "s1"),
+            failure("Write", "/b", nr, "s2"),
+            failure("edit", "/c", nr, "s3"),
+            failure("Write", "/d", "Path is a directory: /d", "s2"),
+            failure("Edit", "/e", nr, "s1"),
+        ];
+        let out = split(
+            vec![
+                cluster("Edit", vec![0, 4]),
+                cluster("Write", vec![1]),
+                cluster("edit", vec![2]),
+                cluster("Write", vec![3]),
+            ],
+            &fs,
+            3,
+        );
+        let summary: Vec<Row> = out
+            .iter()
+            .map(|(c, p)| {
+                (
+                    c.group.key.clone(),
+                    c.group.glob.clone(),
+                    c.failures.clone(),
+                    p.cause.clone(),
+                    p.floor,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    "Edit".into(),
+                    "{Edit,Write}".into(),
+                    vec![0, 1, 4],
+                    Some(Cause::NotRead),
+                    2
+                ),
+                // Copilot's `edit` names its path in `path`: a rule of its own.
+                (
+                    "edit".into(),
+                    "edit".into(),
+                    vec![2],
+                    Some(Cause::NotRead),
+                    3
+                ),
+                (
+                    "Write".into(),
+                    "Write".into(),
+                    vec![3],
+                    Some(Cause::Directory),
+                    3
+                ),
+            ]
+        );
+        // One tool keeps its own glob.
+        let out = split(vec![cluster("Edit", vec![0, 4])], &fs, 3);
+        assert_eq!(out[0].0.group.glob, "Edit");
     }
 
     fn tool_wide() -> Proposal {

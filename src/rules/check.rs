@@ -201,7 +201,7 @@ fn check_examples(rule: &Rule, at: &str, report: &mut FileReport) {
 }
 
 /// Does `rule` fire on the example `text`, exactly as `guard check` runs examples: the text
-/// at the rule's `field`, the tool glob's wildcards read as `x` (an effect rule that may
+/// at the rule's `field`, the tool glob's first alternative with its wildcards read as `x` (an effect rule that may
 /// fire on `Bash` gets the text as a Bash command). `Err` when a pattern cannot
 /// run. (Derive checks the examples it writes with this, so `guard check` agrees.)
 pub(crate) fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool, String> {
@@ -211,10 +211,7 @@ pub(crate) fn example_fires(rule: &Rule, text: &str) -> std::result::Result<bool
     let tool: String = if bash {
         "Bash".into()
     } else {
-        rule.tool
-            .chars()
-            .map(|c| if c == '*' || c == '?' { 'x' } else { c })
-            .collect()
+        super::glob::example_name(&rule.tool)
     };
     let input = example_input(if bash { "command" } else { &rule.field }, text);
     rule.fires(&Subject::new(&tool, &input))

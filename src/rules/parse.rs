@@ -426,6 +426,9 @@ fn check_rule(
             "must not contain control characters".into(),
         ));
     }
+    if let Some(tool) = f.tool.as_deref() {
+        super::glob::check(tool).map_err(|e| fail("tool", e))?;
+    }
     let flags = f.flags.as_deref().unwrap_or_default();
     if flags.chars().any(|c| c != 'i') {
         return Err(fail("flags", "only \"i\" is recognised"));
@@ -643,6 +646,14 @@ mod tests {
             (
                 r#"{"rules": [{"id": "r", "tool": 1}]}"#,
                 "t: rule 'r': field 'tool': must be a string",
+            ),
+            (
+                r#"{"rules": [{"id": "r", "tool": "{Edit,{Write}}", "message": "m"}]}"#,
+                "t: rule 'r': field 'tool': brace groups cannot be nested",
+            ),
+            (
+                r#"{"rules": [{"id": "r", "tool": "{}", "message": "m"}]}"#,
+                "t: rule 'r': field 'tool': a brace group's alternatives must not be empty",
             ),
             (
                 r#"{"rules": [{"id": "r", "norm": "yes"}]}"#,

@@ -384,3 +384,159 @@ fn a_tool_wide_candidate_is_not_left_beside_a_keyed_one_of_the_same_tool() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn one_missing_file_spelled_the_windows_ways_is_one_recurring_path() {
+    let env = Env::new();
+    let missing = "<tool_use_error>File does not exist.</tool_use_error>";
+    // The same file in three spellings (backslashes, forward slashes with a lowercase
+    // drive, Git-Bash's `/c/`), none of which recurs across sessions on its own.
+    let mut rows = vec![
+        row(
+            "Read",
+            "failure",
+            r"C:\Users\x\proj\ARCHITECTURE.md",
+            missing,
+            "s0",
+            1,
+        ),
+        row(
+            "Read",
+            "failure",
+            "c:/Users/x/proj/ARCHITECTURE.md",
+            missing,
+            "s1",
+            2,
+        ),
+        row(
+            "Read",
+            "failure",
+            "/c/Users/x/proj/ARCHITECTURE.md",
+            missing,
+            "s1",
+            3,
+        ),
+    ];
+    // One-off guesses, and a file beside it the tool reads fine.
+    for (i, p) in [
+        r"C:\Users\x\proj\READ.md",
+        "C:/Users/x/proj/src/a.ts",
+        "/c/Users/x/proj/b.ts",
+    ]
+    .iter()
+    .enumerate()
+    {
+        rows.push(row(
+            "Read",
+            "failure",
+            p,
+            missing,
+            &format!("s{i}"),
+            10 + i as i64,
+        ));
+    }
+    for i in 0..6 {
+        rows.push(row(
+            "Read",
+            "success",
+            &format!(r"C:\Users\x\proj\src\f{i}.ts"),
+            "",
+            &format!("s{}", i % 3),
+            20 + i,
+        ));
+    }
+    rows.extend(reads(40));
+    insert(&env, &rows);
+    let doc = derive_json(&env, &[]);
+    let read: Vec<&Value> = rules(&doc)
+        .into_iter()
+        .filter(|r| r["tool"] == "Read")
+        .collect();
+    assert_eq!(read.len(), 1, "{doc:#}");
+    let c = read[0];
+    assert_eq!(c["meta"]["kind"], "recurring-path");
+    assert_eq!(c["field"], "file_path");
+    assert_eq!(
+        c["when"],
+        serde_json::json!({"path_missing": {"field": "file_path"}})
+    );
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(3), Some(3)),
+        "every spelling, and nothing else: {b:#}"
+    );
+    let id = c["id"].as_str().unwrap();
+    assert!(
+        replayed(&env, &doc).contains(&(id.to_string(), 3, 0)),
+        "{:?}",
+        replayed(&env, &doc)
+    );
+    let guesses: Vec<&Value> = not_rules(&doc)
+        .into_iter()
+        .filter(|n| n["finding"] == "guess")
+        .collect();
+    assert_eq!(guesses.len(), 1, "{doc:#}");
+    assert_eq!(guesses[0]["fail_count"], 3);
+}
+
+#[test]
+fn an_edit_and_a_write_of_files_not_read_are_one_lesson_across_both_tools() {
+    let env = Env::new();
+    let not_read = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>";
+    // One Edit and one Write refused, in two sessions: each tool alone is one session.
+    let mut rows = vec![
+        row("Edit", "failure", "/repo/a.md", not_read, "s0", 1),
+        row("Write", "failure", "/repo/b.md", not_read, "s1", 2),
+    ];
+    // Edits and Writes of files the session read first succeed.
+    for i in 0..6 {
+        let s = format!("s{}", i % 3);
+        let p = format!("/repo/src/f{i}.rs");
+        let tool = if i % 2 == 0 { "Edit" } else { "Write" };
+        rows.push(row("Read", "success", &p, "", &s, 10 + 2 * i));
+        rows.push(row(tool, "success", &p, "", &s, 11 + 2 * i));
+    }
+    rows.extend(reads(40));
+    insert(&env, &rows);
+    let doc = derive_json(&env, &["--keep-anecdotal"]);
+    let c: Vec<&Value> = rules(&doc)
+        .into_iter()
+        .filter(|r| r["meta"]["kind"] == "not-read-in-session")
+        .collect();
+    assert_eq!(c.len(), 1, "{doc:#}");
+    let c = c[0];
+    assert_eq!(c["tool"], "{Edit,Write}");
+    assert_eq!(
+        c["when"],
+        serde_json::json!({"not_read_in_session": "file_path"})
+    );
+    assert_eq!(c["meta"]["min_attempts"], 2);
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(2), Some(2)),
+        "{b:#}"
+    );
+    let id = c["id"].as_str().unwrap();
+    assert!(replayed(&env, &doc).contains(&(id.to_string(), 2, 0)));
+    assert!(
+        rules(&doc)
+            .iter()
+            .all(|r| r["tool"] != "Edit" && r["tool"] != "Write"),
+        "{doc:#}"
+    );
+
+    // Both in one session: not a recurrence, nothing proposed.
+    let env = Env::new();
+    let mut one = rows.clone();
+    one[1].session = "s0".into();
+    insert(&env, &one);
+    let doc = derive_json(&env, &["--keep-anecdotal"]);
+    assert!(
+        rules(&doc)
+            .iter()
+            .all(|r| r["meta"]["kind"] != "not-read-in-session"),
+        "{doc:#}"
+    );
+}

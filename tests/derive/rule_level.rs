@@ -78,7 +78,12 @@ fn keeper_of<'k>(
                     .unwrap()
             })
         };
-        let tool_ok = k["tool"].as_str() == Some(tool.as_str());
+        // A keeper's tool is an anchored regex on the stored tool name (`Edit|Write`).
+        let tool_ok = k["tool"].as_str().is_some_and(|t| {
+            regex::Regex::new(&format!("^(?:{t})$"))
+                .unwrap()
+                .is_match(tool)
+        });
         let err_ok = re("error_re").is_some_and(|r| r.is_match(error));
         let cmd_ok = re("command_re").is_none_or(|r| r.is_match(command));
         (tool_ok && err_ok && cmd_ok).then(|| k["id"].as_str().unwrap())
