@@ -436,3 +436,71 @@ fn import_of_the_real_archive_counts_distinct_tool_use_ids() {
     assert_eq!(s["calls"], ids.len(), "{s:#}");
     assert_eq!(s["new_calls"], ids.len());
 }
+
+/// One Codex `shell_command` call and its output, as a 0.6x rollout writes them.
+fn shell_command_lines(id: &str, command: &str, code: i64, output: &str) -> String {
+    let args = serde_json::json!({ "command": command, "workdir": "/w" }).to_string();
+    let call = serde_json::json!({"timestamp": "2025-12-06T21:14:17.095Z", "type": "response_item",
+        "payload": {"type": "function_call", "name": "shell_command", "arguments": args, "call_id": id}});
+    let text = format!("Exit code: {code}\nWall time: 0.8 seconds\nOutput:\n{output}");
+    let out = serde_json::json!({"timestamp": "2025-12-06T21:14:18.095Z", "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": id, "output": text}});
+    format!("{call}\n{out}\n")
+}
+
+#[test]
+fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
+    // A profile that prints a line before every command of the session (a version manager
+    // announcing itself): the exit status is the command's, the banner is not its output.
+    let env = Env::new();
+    let banner = "Profile: using toolchain v9 (profile v1)\n";
+    let mut rollout = String::from(
+        r#"{"timestamp":"2025-12-06T21:11:37.969Z","type":"session_meta","payload":{"id":"019af581-0000-7000-8000-0000000000b1","cwd":"/w","originator":"codex_cli_rs"}}"#,
+    );
+    rollout.push('\n');
+    for (id, command, code, output) in [
+        ("b_grep", "git branch | grep -E '^feature$'", 1, ""),
+        ("b_probe", "ls Dockerfile* 2>/dev/null", 1, ""),
+        ("b_list", "ls src", 0, "main.rs\n"),
+        (
+            "b_fail",
+            "git fetch --all",
+            255,
+            "fatal: cannot open '.git/FETCH_HEAD': Operation not permitted\n",
+        ),
+        (
+            "b_plain",
+            "ls Makefile",
+            1,
+            "ls: Makefile: No such file or directory\n",
+        ),
+    ] {
+        rollout.push_str(&shell_command_lines(
+            id,
+            command,
+            code,
+            &format!("{banner}{output}"),
+        ));
+    }
+    let file = env.write_home(
+        "sessions/rollout-2025-12-06T15-11-37-019af581-0000-7000-8000-0000000000b1.jsonl",
+        &rollout,
+    );
+    import(&env, &[file]);
+    assert_eq!(row(&env, "b_grep").status, "answer");
+    assert_eq!(row(&env, "b_probe").status, "answer");
+    assert_eq!(row(&env, "b_list").status, "success");
+    let fail = row(&env, "b_fail");
+    assert_eq!(
+        (fail.status.as_str(), fail.exit_code),
+        ("failure", Some(255))
+    );
+    assert!(
+        !fail.error.as_deref().unwrap().contains("Profile"),
+        "{fail:?}"
+    );
+    let signature = fail.signature.as_deref().unwrap();
+    assert!(signature.ends_with("operation not permitted"), "{fail:?}");
+    // A probe that kept its error stream said why it failed: a failure.
+    assert_eq!(row(&env, "b_plain").status, "failure");
+}

@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::{Sink, timestamp_ms};
+use super::{Sink, banner, timestamp_ms};
 use crate::Result;
 use crate::record::classify::{self, Status};
 use crate::record::rollout_tail::{duration_ms, output_exit};
@@ -70,6 +70,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     if st.session.id.is_empty() {
         st.session.id = session_from_file_name(path);
     }
+    strip_banner(&mut st.calls);
     let sid = st.session.id.clone();
     for id in std::mem::take(&mut st.order) {
         let Some(p) = st.calls.remove(&id) else {
@@ -83,6 +84,21 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         sink.call(&call)?;
     }
     sink.session(&st.session)
+}
+
+/// Remove the login shell's banner from the outputs of the session's shell calls: Codex
+/// runs each in a login shell, whose profile may print before the command runs.
+fn strip_banner(calls: &mut HashMap<String, Pending>) {
+    let mut outputs: Vec<banner::Output<'_>> = calls
+        .values_mut()
+        .filter(|p| p.tool.is_empty() || p.tool == "Bash")
+        .filter_map(|p| {
+            let command = p.input.get("command").and_then(Value::as_str).unwrap_or("");
+            let text = p.output.as_mut()?;
+            Some(banner::Output { command, text })
+        })
+        .collect();
+    banner::strip(&mut outputs);
 }
 
 fn read_line(st: &mut State, line: &Map<String, Value>) {
