@@ -504,3 +504,58 @@ fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
     // A probe that kept its error stream said why it failed: a failure.
     assert_eq!(row(&env, "b_plain").status, "failure");
 }
+
+#[test]
+fn a_codex_timeout_is_a_failure_stored_with_the_limit_the_call_set() {
+    // Codex 0.5x `shell` calls carry their own time limit; the host kills the command at it.
+    let env = Env::new();
+    let call = |id: &str, cmd: &str, ms: u64| {
+        let args = serde_json::json!({"command": ["bash", "-lc", cmd], "workdir": "/w",
+            "timeout_ms": ms})
+        .to_string();
+        serde_json::json!({"timestamp": "2025-11-13T02:18:30.000Z", "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell", "arguments": args, "call_id": id}})
+    };
+    let output = |id: &str, text: &str, code: i64| {
+        let envelope = serde_json::json!({"output": text,
+            "metadata": {"exit_code": code, "duration_seconds": 1.0}})
+        .to_string();
+        serde_json::json!({"timestamp": "2025-11-13T02:18:31.000Z", "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": id, "output": envelope}})
+    };
+    let lines = [
+        call("t_slow", "git status -sb", 1000),
+        output("t_slow", "command timed out after 1005 milliseconds\n", 124),
+        call("t_fast", "git log -1", 1000),
+        output("t_fast", "commit abc\n", 0),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = env.write_home(
+        "sessions/rollout-2025-11-13T16-00-16-019a7fa9-0000-7000-8000-0000000000c1.jsonl",
+        &text,
+    );
+    import(&env, &[file]);
+    let slow = row(&env, "t_slow");
+    assert_eq!(
+        (slow.status.as_str(), slow.exit_code),
+        ("failure", Some(124))
+    );
+    assert!(
+        slow.error
+            .as_deref()
+            .unwrap()
+            .contains("timed out after 1005 milliseconds")
+    );
+    let facts = |id: &str| -> Option<String> {
+        db(&env)
+            .query_row(
+                "SELECT facts FROM tool_calls WHERE tool_use_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(facts("t_slow").as_deref(), Some(r#"{"timeout_ms":1000}"#));
+    assert_eq!(facts("t_fast").as_deref(), Some(r#"{"timeout_ms":1000}"#));
+    assert_eq!(row(&env, "t_fast").status, "success");
+}
