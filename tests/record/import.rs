@@ -529,7 +529,11 @@ fn a_codex_timeout_is_a_failure_stored_with_the_limit_the_call_set() {
         call("t_fast", "git log -1", 1000),
         output("t_fast", "commit abc\n", 0),
     ];
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let text = lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
     let file = env.write_home(
         "sessions/rollout-2025-11-13T16-00-16-019a7fa9-0000-7000-8000-0000000000c1.jsonl",
         &text,
