@@ -804,6 +804,7 @@ mod tests {
             "ls Dockerfile* 2>/dev/null",
             "ls a.cfg &>/dev/null",
             "stat x 2>>/dev/null",
+            "stat x &>>/dev/null",
             "cd /w && ls .eslintrc* 2>/dev/null",
             "Get-Item x 2>$null",
             "dir x 2>NUL",

@@ -482,6 +482,20 @@ fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
             &format!("{banner}{output}"),
         ));
     }
+    // Patches do not run in the login shell: their outputs neither carry the banner nor
+    // count against it.
+    for id in ["b_patch1", "b_patch2"] {
+        let call = serde_json::json!({"timestamp": "2025-12-06T21:15:00.000Z",
+            "type": "response_item", "payload": {"type": "custom_tool_call", "name": "apply_patch",
+            "call_id": id, "input": "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"}});
+        let out = serde_json::json!({"timestamp": "2025-12-06T21:15:01.000Z",
+            "type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": id,
+            "output": "Success. Updated the following files:\nA a.txt\n"}});
+        for line in [call, out] {
+            rollout.push_str(&line.to_string());
+            rollout.push('\n');
+        }
+    }
     let file = env.write_home(
         "sessions/rollout-2025-12-06T15-11-37-019af581-0000-7000-8000-0000000000b1.jsonl",
         &rollout,
@@ -503,6 +517,7 @@ fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
     assert!(signature.ends_with("operation not permitted"), "{fail:?}");
     // A probe that kept its error stream said why it failed: a failure.
     assert_eq!(row(&env, "b_plain").status, "failure");
+    assert_eq!(row(&env, "b_patch1").status, "success");
 }
 
 #[test]

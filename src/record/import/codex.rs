@@ -353,7 +353,7 @@ fn tool_input(name: &str, args: &Value) -> (String, Value) {
             };
             let mut input = json!({ "command": command });
             // The time limit the call gave the shell tool: a timeout is read against it.
-            if let Some(ms) = args.get("timeout_ms").filter(|v| v.is_u64()) {
+            if let Some(ms) = args.get("timeout_ms") {
                 input["timeout_ms"] = ms.clone();
             }
             ("Bash".to_string(), input)
