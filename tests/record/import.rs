@@ -462,6 +462,7 @@ fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
         ("b_grep", "git branch | grep -E '^feature$'", 1, ""),
         ("b_probe", "ls Dockerfile* 2>/dev/null", 1, ""),
         ("b_list", "ls src", 0, "main.rs\n"),
+        ("b_fmt", "cargo fmt", 0, ""),
         (
             "b_fail",
             "git fetch --all",

@@ -7,16 +7,17 @@
 //! is no longer silent and the error line is the profile's. Such lines are told by
 //! recurrence, never by their wording: a first line is the banner's when it opens at least
 //! [`MIN_CALLS`] outputs and three quarters of the session's shell calls that printed
-//! anything, across at least [`MIN_COMMANDS`] different commands (one command run again and
-//! again prints the same first line for its own reasons). [`strip`] removes it, then looks
-//! again at what is left, up to [`MAX_LINES`] lines.
+//! anything, of at least [`MIN_PROGRAMS`] different programs (one program run again and
+//! again prints its own header: `apply_patch`'s `Success. Updated the following files:`, a
+//! test runner's session line). [`strip`] removes it, then looks again at what is left, up
+//! to [`MAX_LINES`] lines.
 
 use std::collections::{HashMap, HashSet};
 
 /// Fewest outputs a banner line opens.
 const MIN_CALLS: usize = 3;
-/// Fewest different commands whose outputs it opens.
-const MIN_COMMANDS: usize = 3;
+/// Fewest different programs (the first of each command) whose outputs it opens.
+const MIN_PROGRAMS: usize = 3;
 /// Most banner lines removed from the front of an output.
 const MAX_LINES: usize = 5;
 
@@ -47,23 +48,33 @@ fn first_line(text: &str) -> Option<&str> {
     (!line.trim().is_empty()).then_some(line)
 }
 
-/// The first line that opens enough of the outputs, of enough commands, to be the banner.
+/// The first line that opens enough of the outputs, of enough programs, to be the banner.
 fn banner_line(outputs: &[Output<'_>]) -> Option<String> {
     let printed = outputs.iter().filter(|o| !o.text.trim().is_empty()).count();
-    let mut seen: HashMap<&str, (usize, HashSet<&str>)> = HashMap::new();
+    let mut seen: HashMap<&str, (usize, HashSet<String>)> = HashMap::new();
     for out in outputs {
         if let Some(line) = first_line(out.text) {
-            let (n, commands) = seen.entry(line).or_default();
+            let (n, programs) = seen.entry(line).or_default();
             *n += 1;
-            commands.insert(out.command);
+            programs.insert(program(out.command));
         }
     }
     // At most one line opens three quarters of the outputs.
     seen.into_iter()
-        .find(|(_, (n, commands))| {
-            *n >= MIN_CALLS && *n * 4 >= printed * 3 && commands.len() >= MIN_COMMANDS
+        .find(|(_, (n, programs))| {
+            *n >= MIN_CALLS && *n * 4 >= printed * 3 && programs.len() >= MIN_PROGRAMS
         })
         .map(|(line, _)| line.to_string())
+}
+
+/// The program of a command's first segment (empty when it has none).
+fn program(command: &str) -> String {
+    crate::shell::split(command)
+        .segments
+        .first()
+        .and_then(crate::shell::Segment::program)
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[cfg(test)]
@@ -97,21 +108,20 @@ mod tests {
     }
 
     #[test]
-    fn one_command_repeated_is_not_a_banner() {
-        let calls = [
-            ("cat VERSION", "1.2.3\n"),
-            ("cat VERSION", "1.2.3\n"),
-            ("cat VERSION ", "1.2.3\n"),
-            ("cat VERSION", "1.2.3\n"),
+    fn a_line_opening_the_outputs_of_one_or_two_programs_is_not_a_banner() {
+        let header = "Success. Updated the following files:\n";
+        let patches = [
+            ("apply_patch <<'EOF'\n*** Begin Patch a", header),
+            ("apply_patch <<'EOF'\n*** Begin Patch b", header),
+            ("cd /w && apply_patch <<'EOF'\n*** Begin Patch c", header),
+            ("FOO=1 cat VERSION", header),
         ];
-        // Two different commands only.
-        assert_eq!(run(&calls), ["1.2.3\n"; 4]);
-        let three = [
-            ("cat VERSION", "1.2.3\n"),
-            ("cat ./VERSION", "1.2.3\n"),
-            ("cat VERSION ", "1.2.3"),
-        ];
-        assert_eq!(run(&three), ["", "", ""]);
+        // Two programs (apply_patch, cat; `cd` opens the third command): not a banner.
+        let mut two = patches.to_vec();
+        two[2].0 = "apply_patch <<'EOF'\n*** Begin Patch c";
+        assert_eq!(run(&two), [header; 4]);
+        // Three programs: the banner.
+        assert_eq!(run(&patches), [""; 4]);
     }
 
     #[test]
