@@ -1,7 +1,9 @@
 //! Facts a host observed about a call, kept in `tool_calls.facts` (JSON) where they come
 //! cheaply with the result: for a Read, the size of what it returned (`bytes`, and `lines`
 //! and `total_lines` when the host says), or `over_limit` when the host refused a file too
-//! large to read. History replay answers a rule's `file_larger_than` from them.
+//! large to read. History replay answers a rule's `file_larger_than` from them. For a
+//! shell call, the time limit its input gave the host's shell tool (Codex's `timeout_ms`),
+//! under the input field's own name, since the stored row keeps only the command.
 
 use serde_json::{Map, Value, json};
 
@@ -27,6 +29,14 @@ pub(crate) fn observed(tool: &str, result: Option<&Value>, error: Option<&str>) 
         }
     }
     (!facts.is_empty()).then_some(Value::Object(facts))
+}
+
+/// The time limit a shell call's `input` set (`timeout_ms`, a whole number of
+/// milliseconds), as `{"timeout_ms": N}`; `None` when it set none.
+#[must_use]
+pub(crate) fn time_limit(input: &Value) -> Option<Value> {
+    let ms = input.get("timeout_ms").and_then(Value::as_u64)?;
+    Some(json!({ "timeout_ms": ms }))
 }
 
 /// Claude Code's refusal of a file too large to read ("File content (31000 tokens) exceeds
@@ -59,5 +69,16 @@ mod tests {
             Some(json!({"over_limit": true}))
         );
         assert_eq!(observed("Read", None, Some("File does not exist.")), None);
+    }
+
+    #[test]
+    fn a_shell_call_keeps_the_time_limit_its_input_set() {
+        assert_eq!(
+            time_limit(&json!({"command": "git status", "timeout_ms": 1000})),
+            Some(json!({"timeout_ms": 1000}))
+        );
+        assert_eq!(time_limit(&json!({"command": "git status"})), None);
+        assert_eq!(time_limit(&json!({"timeout_ms": "1000"})), None);
+        assert_eq!(time_limit(&json!({"timeout_ms": -5})), None);
     }
 }

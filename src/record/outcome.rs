@@ -376,6 +376,12 @@ fn answer_of(seg: &Segment, code: i64, error: &str, answers: &[Answer], depth: u
     {
         return true;
     }
+    // A command that sent its own error stream to the null device (`ls x* 2>/dev/null`)
+    // and exited 1 or 2 without a word asked whether something is there and chose not to
+    // hear the "no": its answer, not a failure anyone can read a cause from.
+    if matches!(code, 1 | 2) && output_is_silent(error) && discards_errors(seg) {
+        return true;
+    }
     let sub = words.get(1).map(|w| w.to_ascii_lowercase());
     let entry = answers.iter().find(|a| {
         a.program == program
@@ -389,6 +395,18 @@ fn answer_of(seg: &Segment, code: i64, error: &str, answers: &[Answer], depth: u
         Some(a) if a.with_message => !has_error_line(error, &program),
         Some(a) => output_is_silent(error) || (is_search(a) && is_no_match_summary(error)),
     }
+}
+
+/// The segment sends its error stream to the null device: `2>/dev/null`, `&>/dev/null`,
+/// `2>>/dev/null`, PowerShell's `2>$null`, cmd's `2>nul`.
+fn discards_errors(seg: &Segment) -> bool {
+    seg.redirects.iter().any(|r| {
+        matches!(r.op.as_str(), "2>" | "2>>" | "&>" | "&>>")
+            && matches!(
+                r.target.to_ascii_lowercase().as_str(),
+                "/dev/null" | "$null" | "nul"
+            )
+    })
 }
 
 /// Search programs: their exit 1 means "no match", which an output hook may have rewritten
@@ -782,6 +800,37 @@ mod tests {
             ),
             Status::Answer
         );
+    }
+
+    #[test]
+    fn a_silent_probe_that_discarded_its_errors_is_an_answer() {
+        for cmd in [
+            "ls Dockerfile* 2>/dev/null",
+            "ls a.cfg &>/dev/null",
+            "stat x 2>>/dev/null",
+            "stat x &>>/dev/null",
+            "cd /w && ls .eslintrc* 2>/dev/null",
+            "Get-Item x 2>$null",
+            "dir x 2>NUL",
+        ] {
+            assert_eq!(bash(cmd, 1, "Exit code 1\n"), Status::Answer, "{cmd}");
+            assert_eq!(bash(cmd, 2, "Exit code 2"), Status::Answer, "{cmd}");
+            assert_eq!(bash(cmd, 3, "Exit code 3"), Status::Failure, "{cmd}");
+            assert_eq!(bash(cmd, 0, "Exit code 0"), Status::Failure, "{cmd}");
+            let said = "Exit code 1\nerror: something broke";
+            assert_eq!(bash(cmd, 1, said), Status::Failure, "{cmd}");
+        }
+        // Errors kept, sent to a file, or only stdout discarded: the failure is readable.
+        for cmd in [
+            "ls Dockerfile*",
+            "ls x 2>err.log",
+            "ls x >/dev/null",
+            "ls x 1>/dev/null",
+            "ls x 2>&1",
+            "ls x 2</dev/null",
+        ] {
+            assert_eq!(bash(cmd, 1, "Exit code 1"), Status::Failure, "{cmd}");
+        }
     }
 
     #[test]

@@ -215,6 +215,34 @@ fn codex_success_and_failure_take_exit_codes_from_the_rollout() {
 }
 
 #[test]
+fn a_live_shell_call_keeps_the_time_limit_it_set() {
+    let env = Env::new();
+    let mut e = payload("codex-posttooluse-failure.json");
+    e["transcript_path"] = json!("/nonexistent/rollout-x.jsonl");
+    e["tool_use_id"] = json!("call_limited");
+    e["tool_input"] = json!({"command": "git status -sb", "timeout_ms": 1000});
+    e["tool_response"] = json!("command timed out after 1005 milliseconds\n");
+    record(&env, &e);
+    e["tool_use_id"] = json!("call_unlimited");
+    e["tool_input"] = json!({"command": "git status -sb"});
+    record(&env, &e);
+    let facts = |id: &str| -> Option<String> {
+        db(&env)
+            .query_row(
+                "SELECT facts FROM tool_calls WHERE tool_use_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(
+        facts("call_limited").as_deref(),
+        Some(r#"{"timeout_ms":1000}"#)
+    );
+    assert_eq!(facts("call_unlimited"), None);
+}
+
+#[test]
 fn codex_without_a_rollout_falls_back_to_the_output_text() {
     let env = Env::new();
     let mut e = payload("codex-posttooluse-failure.json");

@@ -436,3 +436,146 @@ fn import_of_the_real_archive_counts_distinct_tool_use_ids() {
     assert_eq!(s["calls"], ids.len(), "{s:#}");
     assert_eq!(s["new_calls"], ids.len());
 }
+
+/// One Codex `shell_command` call and its output, as a 0.6x rollout writes them.
+fn shell_command_lines(id: &str, command: &str, code: i64, output: &str) -> String {
+    let args = serde_json::json!({ "command": command, "workdir": "/w" }).to_string();
+    let call = serde_json::json!({"timestamp": "2025-12-06T21:14:17.095Z", "type": "response_item",
+        "payload": {"type": "function_call", "name": "shell_command", "arguments": args, "call_id": id}});
+    let text = format!("Exit code: {code}\nWall time: 0.8 seconds\nOutput:\n{output}");
+    let out = serde_json::json!({"timestamp": "2025-12-06T21:14:18.095Z", "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": id, "output": text}});
+    format!("{call}\n{out}\n")
+}
+
+#[test]
+fn the_login_shells_banner_does_not_make_an_answer_a_failure() {
+    // A profile that prints a line before every command of the session (a version manager
+    // announcing itself): the exit status is the command's, the banner is not its output.
+    let env = Env::new();
+    let banner = "Profile: using toolchain v9 (profile v1)\n";
+    let mut rollout = String::from(
+        r#"{"timestamp":"2025-12-06T21:11:37.969Z","type":"session_meta","payload":{"id":"019af581-0000-7000-8000-0000000000b1","cwd":"/w","originator":"codex_cli_rs"}}"#,
+    );
+    rollout.push('\n');
+    for (id, command, code, output) in [
+        ("b_grep", "git branch | grep -E '^feature$'", 1, ""),
+        ("b_probe", "ls Dockerfile* 2>/dev/null", 1, ""),
+        ("b_list", "ls src", 0, "main.rs\n"),
+        ("b_fmt", "cargo fmt", 0, ""),
+        (
+            "b_fail",
+            "git fetch --all",
+            255,
+            "fatal: cannot open '.git/FETCH_HEAD': Operation not permitted\n",
+        ),
+        (
+            "b_plain",
+            "ls Makefile",
+            1,
+            "ls: Makefile: No such file or directory\n",
+        ),
+    ] {
+        rollout.push_str(&shell_command_lines(
+            id,
+            command,
+            code,
+            &format!("{banner}{output}"),
+        ));
+    }
+    // Patches do not run in the login shell: their outputs neither carry the banner nor
+    // count against it.
+    for id in ["b_patch1", "b_patch2"] {
+        let call = serde_json::json!({"timestamp": "2025-12-06T21:15:00.000Z",
+            "type": "response_item", "payload": {"type": "custom_tool_call", "name": "apply_patch",
+            "call_id": id, "input": "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"}});
+        let out = serde_json::json!({"timestamp": "2025-12-06T21:15:01.000Z",
+            "type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": id,
+            "output": "Success. Updated the following files:\nA a.txt\n"}});
+        for line in [call, out] {
+            rollout.push_str(&line.to_string());
+            rollout.push('\n');
+        }
+    }
+    let file = env.write_home(
+        "sessions/rollout-2025-12-06T15-11-37-019af581-0000-7000-8000-0000000000b1.jsonl",
+        &rollout,
+    );
+    import(&env, &[file]);
+    assert_eq!(row(&env, "b_grep").status, "answer");
+    assert_eq!(row(&env, "b_probe").status, "answer");
+    assert_eq!(row(&env, "b_list").status, "success");
+    let fail = row(&env, "b_fail");
+    assert_eq!(
+        (fail.status.as_str(), fail.exit_code),
+        ("failure", Some(255))
+    );
+    assert!(
+        !fail.error.as_deref().unwrap().contains("Profile"),
+        "{fail:?}"
+    );
+    let signature = fail.signature.as_deref().unwrap();
+    assert!(signature.ends_with("operation not permitted"), "{fail:?}");
+    // A probe that kept its error stream said why it failed: a failure.
+    assert_eq!(row(&env, "b_plain").status, "failure");
+    assert_eq!(row(&env, "b_patch1").status, "success");
+}
+
+#[test]
+fn a_codex_timeout_is_a_failure_stored_with_the_limit_the_call_set() {
+    // Codex 0.5x `shell` calls carry their own time limit; the host kills the command at it.
+    let env = Env::new();
+    let call = |id: &str, cmd: &str, ms: u64| {
+        let args = serde_json::json!({"command": ["bash", "-lc", cmd], "workdir": "/w",
+            "timeout_ms": ms})
+        .to_string();
+        serde_json::json!({"timestamp": "2025-11-13T02:18:30.000Z", "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell", "arguments": args, "call_id": id}})
+    };
+    let output = |id: &str, text: &str, code: i64| {
+        let envelope = serde_json::json!({"output": text,
+            "metadata": {"exit_code": code, "duration_seconds": 1.0}})
+        .to_string();
+        serde_json::json!({"timestamp": "2025-11-13T02:18:31.000Z", "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": id, "output": envelope}})
+    };
+    let lines = [
+        call("t_slow", "git status -sb", 1000),
+        output("t_slow", "command timed out after 1005 milliseconds\n", 124),
+        call("t_fast", "git log -1", 1000),
+        output("t_fast", "commit abc\n", 0),
+    ];
+    let text = lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = env.write_home(
+        "sessions/rollout-2025-11-13T16-00-16-019a7fa9-0000-7000-8000-0000000000c1.jsonl",
+        &text,
+    );
+    import(&env, &[file]);
+    let slow = row(&env, "t_slow");
+    assert_eq!(
+        (slow.status.as_str(), slow.exit_code),
+        ("failure", Some(124))
+    );
+    assert!(
+        slow.error
+            .as_deref()
+            .unwrap()
+            .contains("timed out after 1005 milliseconds")
+    );
+    let facts = |id: &str| -> Option<String> {
+        db(&env)
+            .query_row(
+                "SELECT facts FROM tool_calls WHERE tool_use_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(facts("t_slow").as_deref(), Some(r#"{"timeout_ms":1000}"#));
+    assert_eq!(facts("t_fast").as_deref(), Some(r#"{"timeout_ms":1000}"#));
+    assert_eq!(row(&env, "t_fast").status, "success");
+}

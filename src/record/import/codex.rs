@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::{Sink, timestamp_ms};
+use super::{Sink, banner, timestamp_ms};
 use crate::Result;
 use crate::record::classify::{self, Status};
 use crate::record::rollout_tail::{duration_ms, output_exit};
@@ -70,6 +70,7 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
     if st.session.id.is_empty() {
         st.session.id = session_from_file_name(path);
     }
+    strip_banner(&mut st.calls);
     let sid = st.session.id.clone();
     for id in std::mem::take(&mut st.order) {
         let Some(p) = st.calls.remove(&id) else {
@@ -83,6 +84,21 @@ pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
         sink.call(&call)?;
     }
     sink.session(&st.session)
+}
+
+/// Remove the login shell's banner from the outputs of the session's shell calls: Codex
+/// runs each in a login shell, whose profile may print before the command runs.
+fn strip_banner(calls: &mut HashMap<String, Pending>) {
+    let mut outputs: Vec<banner::Output<'_>> = calls
+        .values_mut()
+        .filter(|p| p.tool.is_empty() || p.tool == "Bash")
+        .filter_map(|p| {
+            let command = p.input.get("command").and_then(Value::as_str).unwrap_or("");
+            let text = p.output.as_mut()?;
+            Some(banner::Output { command, text })
+        })
+        .collect();
+    banner::strip(&mut outputs);
 }
 
 fn read_line(st: &mut State, line: &Map<String, Value>) {
@@ -335,7 +351,12 @@ fn tool_input(name: &str, args: &Value) -> (String, Value) {
                 Some(Value::String(s)) => Some(s.clone()),
                 _ => None,
             };
-            ("Bash".to_string(), json!({ "command": command }))
+            let mut input = json!({ "command": command });
+            // The time limit the call gave the shell tool: a timeout is read against it.
+            if let Some(ms) = args.get("timeout_ms") {
+                input["timeout_ms"] = ms.clone();
+            }
+            ("Bash".to_string(), input)
         }
         "apply_patch" => {
             let body = args
@@ -384,7 +405,9 @@ fn to_call(id: &str, p: Pending) -> Call {
     } else {
         p.tool
     };
+    let facts = crate::record::facts::time_limit(&p.input);
     let mut call = Call::new(id, "codex", "codex-rollout", tool, p.input);
+    call.facts = facts;
     call.started_ms = p.started_ms;
     call.ended_ms = p.ended_ms;
     call.duration_ms = p.duration_ms;
@@ -458,7 +481,7 @@ mod tests {
     fn generation_040_envelopes() {
         let calls = run(&[
             r#"{"timestamp":"2025-09-01T10:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/w"}}"#,
-            r#"{"timestamp":"2025-09-01T10:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cargo test\"],\"workdir\":\"/w\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2025-09-01T10:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cargo test\"],\"workdir\":\"/w\",\"timeout_ms\":1000}","call_id":"c1"}}"#,
             r#"{"timestamp":"2025-09-01T10:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"error[E0425]: cannot find value\",\"metadata\":{\"exit_code\":101,\"duration_seconds\":1.5}}"}}"#,
             r#"{"timestamp":"2025-09-01T10:00:04Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"rm\",\"-rf\",\"x\"]}","call_id":"c2"}}"#,
             r#"{"timestamp":"2025-09-01T10:00:05Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"exec command rejected by user"}}"#,
@@ -467,6 +490,9 @@ mod tests {
         assert_eq!(calls.len(), 3);
         assert_eq!(calls[0].tool, "Bash");
         assert_eq!(calls[0].input["command"], "cargo test");
+        assert_eq!(calls[0].input["timeout_ms"], 1000);
+        assert_eq!(calls[0].facts, Some(json!({"timeout_ms": 1000})));
+        assert_eq!(calls[2].facts, None);
         assert_eq!(
             (calls[0].status, calls[0].exit_code),
             (Status::Failure, Some(101))

@@ -22,6 +22,7 @@
 //!   run's ids are kept in a temporary table).
 //! - A progress line on stderr when stderr is a terminal; the summary on stdout.
 
+mod banner;
 mod claude;
 mod codex;
 mod copilot;
