@@ -702,6 +702,8 @@ fn explain_shows_failures_successes_contrast_and_backtest() {
     let out = env.run(&["derive", "explain", "derived-nope-00000000"], b"");
     assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains("no candidate or cluster"));
+    // The hint names an option `derive explain` has (it named --since, which it refuses).
+    assert!(stderr(&out).contains("--out FILE"), "{}", stderr(&out));
 }
 
 #[test]

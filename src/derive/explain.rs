@@ -149,7 +149,7 @@ fn not_found(dv: &Derivation, id: &str) -> Error {
             dv.options.min_count
         )),
         None => Error::Invalid(format!(
-            "no candidate or cluster '{id}' {during} (ids come from `callus derive`; pass --since/--until for another window)"
+            "no candidate or cluster '{id}' {during} (ids come from `callus derive`; for a candidate derived over another window, pass the file it was written to: --out FILE)"
         )),
     }
 }
