@@ -759,11 +759,27 @@ mod tests {
             ["os", "path_missing"],
             "keys in evaluation order"
         );
-        // NoFacts knows nothing.
+        // NoFacts knows nothing: no condition holds or fails on it.
         assert_eq!(
             w.eval(&json!({"file_path": "x"}), &NoFacts),
             Outcome::Unknown("os")
         );
+        for (cond, key) in [
+            (json!({"program_absent": "pnpm"}), "program_absent"),
+            (
+                json!({"not_read_in_session": "file_path"}),
+                "not_read_in_session",
+            ),
+            (
+                json!({"path_missing": {"field": "file_path"}}),
+                "path_missing",
+            ),
+        ] {
+            assert_eq!(
+                when(cond).eval(&json!({"file_path": "x"}), &NoFacts),
+                Outcome::Unknown(key)
+            );
+        }
     }
 
     #[test]
