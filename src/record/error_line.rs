@@ -419,6 +419,14 @@ mod tests {
             .unwrap(),
             "zsh: no such file or directory: x"
         );
+        assert_eq!(
+            error_line("x, exit code: 1, stdout: boom failed").unwrap(),
+            "boom failed"
+        );
+        assert_eq!(
+            error_line("x, exit code: 1, stdout:\nboom failed").unwrap(),
+            "boom failed"
+        );
         // Nothing after the wrapper: the wrapper stays the line.
         let bare = "failed in sandbox with execution error, exit code: 1, stdout: ";
         assert_eq!(error_line(bare).unwrap(), bare.trim());
