@@ -10,6 +10,7 @@ mod realdata;
 mod rule_level;
 mod shared;
 mod support;
+mod telling_line;
 
 use serde_json::Value;
 

@@ -3,8 +3,11 @@
 //! A failing command often prints unrelated output before its error (a progress log, a
 //! banner, an ssh warning, the lines of an earlier pipeline stage): a signature of the whole
 //! text splits one failure into as many signatures as there were preambles. [`error_line`]
-//! picks the line that carries the error: after a leading `Exit code N` line and with ANSI
-//! colour codes removed, the first line that reads as an error (`prog: …` with an error
+//! picks the line that carries the error: after a leading `Exit code N` line, inside a
+//! host's wrapper (`failed in sandbox … exit code: N, stdout: …`) and with ANSI colour codes
+//! removed, the telling line where a tool prints one away from its first and last lines
+//! (npm's `npm ERR! code X`, read as `npm error code X`; pytest's first `E   XxxError: …`),
+//! else the first line that reads as an error (`prog: …` with an error
 //! word, `error:`, `fatal:`, `… not found`, `Permission denied`, …; for a Python
 //! traceback, its last exception line), else the last non-empty line. Banner and warning
 //! lines (`** WARNING: …` from ssh, `warning:`, `hint:`) are never the error; an output of
@@ -127,6 +130,40 @@ fn is_exception_line(line: &str) -> bool {
         && head.chars().next().is_some_and(char::is_alphabetic)
 }
 
+/// A host's wrapper around a command's output (`failed in sandbox … exit code: 2, stdout: …`):
+/// the same first line on every failure, so the output it wraps is read instead, from the
+/// text after its `stdout:`; a wrapper with nothing after it stays the line.
+fn unwrapped(mut lines: Vec<std::borrow::Cow<'_, str>>) -> Vec<std::borrow::Cow<'_, str>> {
+    let Some((head, after)) = lines[0].split_once("stdout:") else {
+        return lines;
+    };
+    if !head.to_ascii_lowercase().contains("exit code")
+        || lines.len() < 2 && after.trim().is_empty()
+    {
+        return lines;
+    }
+    let after = after.trim().to_string();
+    if after.is_empty() {
+        lines.remove(0);
+    } else {
+        lines[0] = std::borrow::Cow::Owned(after);
+    }
+    lines
+}
+
+/// npm's telling line, `npm ERR! code ERESOLVE` (npm 10+: `npm error code ERESOLVE`): the
+/// cause's code, which the many `npm ERR!` lines after it word differently per subcommand
+/// (`could not resolve`, `unable to resolve dependency tree`); both spellings read as
+/// `npm error code <code>`, so one cause is one signature across npm versions.
+fn package_manager_code(line: &str) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    let code = lower
+        .strip_prefix("npm err! code ")
+        .or_else(|| lower.strip_prefix("npm error code "))?
+        .trim();
+    (!code.contains(' ')).then(|| format!("npm error code {code}"))
+}
+
 /// The line of `text` that carries its error (see the module doc); `None` for a text with
 /// no line after its `Exit code N` line.
 #[must_use]
@@ -139,6 +176,16 @@ pub(crate) fn error_line(text: &str) -> Option<String> {
         .collect();
     if lines.is_empty() {
         return None;
+    }
+    let lines = unwrapped(lines);
+    if let Some(code) = lines.iter().find_map(|l| package_manager_code(l.trim())) {
+        return Some(code);
+    }
+    if let Some(e) = lines.iter().find_map(|l| {
+        let rest = l.trim().strip_prefix("E ")?.trim();
+        is_exception_line(rest).then(|| rest.to_string())
+    }) {
+        return Some(e);
     }
     if lines.iter().any(|l| {
         l.trim_start()
@@ -325,6 +372,69 @@ mod tests {
             "boom happened"
         );
         assert_eq!(error_line("<shellId: 0 completed with exit code 2>"), None);
+    }
+
+    #[test]
+    fn the_telling_line_is_found_away_from_the_edges() {
+        // npm: the code line, one spelling for both npm generations, whatever follows.
+        let old = "Exit code 1\nnpm ERR! code ERESOLVE\nnpm ERR! ERESOLVE could not resolve\nnpm ERR! While resolving: a@1";
+        let new = "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree";
+        assert_eq!(error_line(old).unwrap(), "npm error code eresolve");
+        assert_eq!(error_line(new).unwrap(), "npm error code eresolve");
+        assert_eq!(
+            error_line("npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://r.example/x")
+                .unwrap(),
+            "npm error code e404"
+        );
+        // A code line without a code, or not one word, is not npm's.
+        assert_eq!(
+            error_line("npm error code \nboom failed").unwrap(),
+            "npm error code"
+        );
+        assert_eq!(
+            error_line("npm ERR! code two words\nnpm ERR! bad thing failed").unwrap(),
+            "npm ERR! bad thing failed"
+        );
+        // pytest: the `E` line's exception, not the collection banner or the traceback.
+        let pytest = "==== ERRORS ====\n____ ERROR collecting tests/test_a.py ____\nImportError while importing test module 'x'.\nTraceback:\ntests/test_a.py:2: in <module>\n    from opk.core import b\nE   ModuleNotFoundError: No module named 'opk'";
+        assert_eq!(
+            error_line(pytest).unwrap(),
+            "ModuleNotFoundError: No module named 'opk'"
+        );
+        // An `E` line that is no exception is not the telling line.
+        assert_eq!(
+            error_line("E   assert 1 == 2\nfailed: boom").unwrap(),
+            "failed: boom"
+        );
+        // A sandbox wrapper: the output after its `stdout:`.
+        let wrapped = "failed in sandbox X with execution error: sandbox denied exec error, exit code: 2, stdout: \nTraceback (most recent call last):\n  File \"a.py\"\nImportError: cannot import name 'b'";
+        assert_eq!(
+            error_line(wrapped).unwrap(),
+            "ImportError: cannot import name 'b'"
+        );
+        assert_eq!(
+            error_line(
+                "sandbox error, exit code: 1, stdout: zsh: no such file or directory: x\nmore"
+            )
+            .unwrap(),
+            "zsh: no such file or directory: x"
+        );
+        assert_eq!(
+            error_line("x, exit code: 1, stdout: boom failed").unwrap(),
+            "boom failed"
+        );
+        assert_eq!(
+            error_line("x, exit code: 1, stdout:\nboom failed").unwrap(),
+            "boom failed"
+        );
+        // Nothing after the wrapper: the wrapper stays the line.
+        let bare = "failed in sandbox with execution error, exit code: 1, stdout: ";
+        assert_eq!(error_line(bare).unwrap(), bare.trim());
+        // `stdout:` without an exit code is ordinary output.
+        assert_eq!(
+            error_line("printing stdout: x\nerror: late").unwrap(),
+            "error: late"
+        );
     }
 
     #[test]
