@@ -296,7 +296,12 @@ fn under(dirs: &[String], cwd: &str) -> bool {
 /// The running OS as `os` names it.
 #[must_use]
 pub(crate) fn os_name() -> &'static str {
-    match std::env::consts::OS {
+    os_named(std::env::consts::OS)
+}
+
+/// `os`'s name for Rust's `std::env::consts::OS` value: every Unix but macOS is `linux`.
+fn os_named(os: &str) -> &'static str {
+    match os {
         "macos" => "macos",
         "windows" => "windows",
         _ => "linux",
@@ -791,6 +796,14 @@ mod tests {
         assert_eq!(os_of_cwd("1:\\x"), None);
         assert_eq!(os_of_cwd("C:x"), None);
         assert!(OSES.contains(&os_name()));
+        for (rust, named) in [
+            ("macos", "macos"),
+            ("windows", "windows"),
+            ("linux", "linux"),
+            ("freebsd", "linux"),
+        ] {
+            assert_eq!(os_named(rust), named);
+        }
     }
 
     #[test]
