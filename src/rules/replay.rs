@@ -459,6 +459,12 @@ mod tests {
             h.facts("h", Some(0), 0).read_in_session("/w/src/a.rs"),
             Some(false)
         );
+        // A Read that started at the same instant (the same parallel batch) is not earlier:
+        // the host checks its read set when the edit runs, not after its batch.
+        assert_eq!(
+            h.facts("g", Some(0), 4).read_in_session("/w/src/a.rs"),
+            Some(false)
+        );
         assert_eq!(
             h.facts("g", Some(0), 7).read_in_session("/w/big.log"),
             Some(false)
