@@ -792,6 +792,17 @@ mod tests {
     }
 
     #[test]
+    fn only_the_states_the_host_named_lower_the_attempt_floor() {
+        let stated = |c: &Cause| host_stated(&propose(c, "Edit", tool_wide()));
+        assert!(stated(&Cause::NotRead));
+        assert!(stated(&Cause::RecurringPath("/p".into())));
+        // A directory is learned from the calls, not named by the host's refusal; a
+        // tool-wide cluster names nothing.
+        assert!(!stated(&Cause::Directory));
+        assert!(!host_stated(&tool_wide()));
+    }
+
+    #[test]
     fn a_keyed_candidate_says_what_its_failures_share() {
         let m = |cause: &Cause| {
             message(
