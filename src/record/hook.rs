@@ -187,7 +187,8 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
         event.tool_input.clone(),
     );
     call.session_id = (!event.session_id.is_empty()).then(|| event.session_id.clone());
-    // The time limit the call set, if any (a Read's facts replace it below).
+    // The time limit the call set, if any (kept when a file tool's facts are observed below:
+    // a call has one or the other).
     call.facts = super::facts::time_limit(&call.input);
     call.cwd.clone_from(&event.cwd);
     call.agent_id = event.str_field("agent_id").map(str::to_string);
@@ -215,7 +216,8 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                 .unwrap_or(false);
             call.status = classify::failed(interrupt, &error);
             call.exit_code = super::signature::leading_exit_code(&error);
-            call.facts = super::facts::observed(&call.tool, None, Some(&error));
+            call.facts =
+                super::facts::observed(&call.tool, None, Some(&error)).or(call.facts.take());
             call.ended_ms = Some(now);
             call.duration_ms = duration;
             result_text = Some(error.clone());
@@ -245,7 +247,8 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
                     } else {
                         Status::Success
                     };
-                    call.facts = super::facts::observed(&call.tool, Some(response), None);
+                    call.facts = super::facts::observed(&call.tool, Some(response), None)
+                        .or(call.facts.take());
                 }
                 Host::Codex => codex_outcome(event, response, &text, &mut call),
                 // Settled by `peer_outcome` above.

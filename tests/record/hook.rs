@@ -240,6 +240,15 @@ fn a_live_shell_call_keeps_the_time_limit_it_set() {
         Some(r#"{"timeout_ms":1000}"#)
     );
     assert_eq!(facts("call_unlimited"), None);
+    // A failure event's file-tool facts do not wipe a shell call's limit.
+    let mut e = payload("claude-posttoolusefailure.json");
+    e["tool_use_id"] = json!("toolu_limited");
+    e["tool_input"]["timeout_ms"] = json!(2000);
+    record(&env, &e);
+    assert_eq!(
+        facts("toolu_limited").as_deref(),
+        Some(r#"{"timeout_ms":2000}"#)
+    );
 }
 
 #[test]
