@@ -322,11 +322,13 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
     out
 }
 
-/// One file's key whatever the spelling: `\\` read as `/`, a drive letter lowercased, and
+/// One file's key whatever the spelling: compared as replay compares paths
+/// ([`crate::rules::condition::resolve`]: `\\` read as `/`, `.` and `..` resolved), a drive
+/// letter lowercased, and
 /// Git-Bash's (MSYS) `/c/…` read as the drive `c:/…`. The same missing file read as
 /// `C:\\p\\A.md`, `C:/p/A.md` and `/c/p/A.md` is one path that recurs, not three guesses.
 fn path_key(path: &str) -> String {
-    let p = path.trim().replace('\\', "/");
+    let p = crate::rules::condition::resolve(None, path);
     let b = p.as_bytes();
     let drive = if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
         Some((b[0], 2))
