@@ -20,12 +20,16 @@ pub(crate) fn matches(pattern: &str, name: &str) -> bool {
         return pattern == name;
     }
     let n: Vec<char> = name.chars().collect();
-    match alternatives(pattern) {
-        Ok(all) if all.len() > 1 || all[0] != pattern => all
+    // Only a pattern with a brace is expanded (the guard matches every rule's glob on
+    // every call: a wildcard glob pays for no expansion).
+    if pattern.contains('{')
+        && let Ok(all) = alternatives(pattern)
+    {
+        return all
             .iter()
-            .any(|a| match_from(&a.chars().collect::<Vec<_>>(), &n)),
-        _ => match_from(&pattern.chars().collect::<Vec<_>>(), &n),
+            .any(|a| match_from(&a.chars().collect::<Vec<_>>(), &n));
     }
+    match_from(&pattern.chars().collect::<Vec<_>>(), &n)
 }
 
 /// Is `pattern`'s brace alternation well formed? `Err` says what is wrong.
