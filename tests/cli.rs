@@ -20,5 +20,6 @@ mod readme;
 mod record;
 mod recuse;
 mod scope;
+mod shell_snapshot;
 mod surface;
 mod sync;
