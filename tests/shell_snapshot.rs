@@ -121,7 +121,7 @@ fn corpora(env: &Env) -> Vec<Case> {
             .unwrap()
             .to_string();
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        if rel.ends_with(".jsonl") {
+        if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
             cases.extend(jsonl_cases(&rel, &text));
         } else {
             cases.extend(text_cases(&rel, &text, env));
