@@ -126,7 +126,9 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     let value = args.command.join(" ");
     let input = example_input(&args.field, &value);
     let cwd_text = cwd.as_deref().and_then(|c| c.to_str());
-    let subject = Subject::new(&args.tool, &input).with_cwd(cwd_text);
+    // Read here, at the edge, as the hook reads it.
+    let place = crate::host::call::context(cwd_text);
+    let subject = Subject::of(crate::host::call::Call::new(&args.tool, &input).at(&place));
     // Conditions are answered as the hook would answer them now, for the host the
     // environment names (no session: what only a session knows is unknown, and fires).
     let host = crate::host::detect(&serde_json::Map::new(), |k| {

@@ -38,10 +38,12 @@ use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::approve;
 use crate::guard::{Decision, Verdict, agent_text, decide_until};
 use crate::host::Event;
+use crate::host::call::{self, Call};
 use crate::host::wire::{self as hook, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
 use crate::runtime::guarded;
+use crate::shell::model::Context as Place;
 use crate::store::audit::{AuditFired, AuditRecord};
 
 /// How long the rules may take to decide one call, from the hook's start: past it the rules
@@ -245,9 +247,18 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok());
     let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
+    // The call, read once: its command text, and where it runs for a tool that acts on
+    // paths (the only calls whose effects are worked out; for others nothing is read).
+    let place = if call::acts_on_paths(&event.tool_name) {
+        call::context(event.cwd.as_deref())
+    } else {
+        Place::default()
+    };
+    let call = Call::new(&event.tool_name, &event.tool_input).at(&place);
+    let command = call.command.clone();
     // A broken layer is an internal error, but the layers that loaded still decide.
     // Only the rules that may fire on this call are parsed (the decision is the same).
-    let subject = Subject::new(&event.tool_name, &event.tool_input).with_cwd(event.cwd.as_deref());
+    let subject = Subject::of(call);
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
     // Conditions are answered here, at the edge, and only for rules whose patterns matched.
     let facts = super::facts::Live::new(
@@ -257,7 +268,10 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         event.cwd.as_deref(),
         &super::facts::process_env,
     );
-    let decision = decide_until(&rules, &subject, &facts, Some(ctx.started + RULE_BUDGET));
+    let deadline = ctx.started + RULE_BUDGET;
+    let decision = decide_until(&rules, &subject, &facts, &|| {
+        std::time::Instant::now() >= deadline
+    });
     let mut error = load_errors
         .first()
         .map(|e| format!("ruleset unusable: {e}"))
@@ -269,7 +283,14 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         });
     let mut refusal = None;
     if !decision.fired.is_empty() || error.is_some() {
-        let record = decision_record(ctx, event, &rules, &decision, error.as_deref());
+        let record = decision_record(
+            ctx,
+            event,
+            command.as_deref(),
+            &rules,
+            &decision,
+            error.as_deref(),
+        );
         match append(&ctx.home, &record) {
             Ok(()) => refusal = Some(record),
             Err(e) => {
@@ -325,11 +346,16 @@ fn with_approval(home: &Home, record: &AuditRecord, response: Response) -> Respo
 fn decision_record(
     ctx: &Context,
     event: &HookEvent,
+    shell_command: Option<&str>,
     rules: &RuleSet,
     decision: &Decision,
     error: Option<&str>,
 ) -> AuditRecord {
-    let command = crate::rules::field::get(&event.tool_input, "command");
+    // A shell's command as the rules saw it; another tool's `command` field as it is.
+    let command = shell_command.map_or_else(
+        || crate::rules::field::get(&event.tool_input, "command"),
+        std::borrow::Cow::Borrowed,
+    );
     let has_command = !command.trim().is_empty();
     // What is enforced: an internal error under fail-closed blocks whatever the rules said.
     let (verdict, acs) = match error {

@@ -1,7 +1,12 @@
 //! The guard: decide each tool call before it runs.
 //!
 //! [`evaluate`] is pure — rules and a call in, a [`Decision`] out, no I/O — so it is unit- and
-//! property-testable and the same everywhere. Precedence: every layer is evaluated; the most
+//! property-testable and the same everywhere. Everything it knows of the call comes in the
+//! [`Call`] the edge read once ([`crate::host::call`]: the command text, whether the tool is
+//! a shell, where it runs); what only the world can answer comes through arguments the edge
+//! gives (a rule's conditions: `rules::condition::Facts`; the time budget: a closure that
+//! reads the clock; a path's symlinks: the resolver in the call's context). Nothing under it
+//! reads an environment variable, the clock or the file system itself. Precedence: every layer is evaluated; the most
 //! restrictive effective action wins (block > deny > nudge > monitor); severity breaks ties
 //! inside an action, then evaluation order (starter, user, project, env, candidates). A
 //! deny or block shows the winner's message; a nudge delivers every fired nudge message
@@ -19,19 +24,10 @@ pub(crate) mod hook;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::Value;
 
+use crate::host::call::Call;
 use crate::rules::condition::{Facts, NoFacts, Outcome};
 use crate::rules::{Action, Hit, LayerKind, RuleSet, Subject};
-
-/// A tool call to decide.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolCall<'a> {
-    /// The tool name (`Bash`, `Write`, `mcp__server__tool`, `apply_patch`, …).
-    pub tool: &'a str,
-    /// The tool input object.
-    pub input: &'a Value,
-}
 
 /// One rule that fired on a call.
 #[derive(Debug, Clone, Serialize)]
@@ -113,12 +109,13 @@ impl Decision {
     }
 }
 
-/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. No condition
-/// can be answered here, so a rule with conditions fires when its patterns match (the hook
-/// answers them at its edge instead; see `decide`).
+/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. The call
+/// carries its command text and where it runs (read at the edge: [`crate::host::call`]). No
+/// condition can be answered here, so a rule with conditions fires when its patterns match
+/// (the hook answers them at its edge instead; see `decide`).
 #[must_use]
-pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
-    decide(rules, &Subject::new(call.tool, call.input), &NoFacts)
+pub fn evaluate(rules: &RuleSet, call: &Call<'_>) -> Decision {
+    decide(rules, &Subject::of(call.clone()), &NoFacts)
 }
 
 /// [`evaluate`] on a call already made a [`Subject`] (the hook builds one to load the rules
@@ -127,24 +124,25 @@ pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
 /// call no rule matches asks nothing.
 #[must_use]
 pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>, facts: &dyn Facts) -> Decision {
-    decide_until(rules, subject, facts, None)
+    decide_until(rules, subject, facts, &|| false)
 }
 
-/// [`decide`], giving up at `deadline`: the rules not yet evaluated then are skipped and
-/// the decision carries an error saying so (an internal error, which the guard's failure
-/// policy turns into a refusal when it is closed).
+/// [`decide`], giving up when `out_of_time` says so (asked before each rule; the edge reads
+/// the clock): the rules not yet evaluated then are skipped and the decision carries an
+/// error saying so (an internal error, which the guard's failure policy turns into a
+/// refusal when it is closed).
 #[must_use]
 pub(crate) fn decide_until(
     rules: &RuleSet,
     subject: &Subject<'_>,
     facts: &dyn Facts,
-    deadline: Option<std::time::Instant>,
+    out_of_time: &dyn Fn() -> bool,
 ) -> Decision {
     let mut fired = Vec::new();
     let mut errors = Vec::new();
     let total = rules.layers.iter().map(|l| l.rules.len()).sum::<usize>();
     for (done, (layer, rule)) in rules.rules().enumerate() {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if out_of_time() {
             // First: it is what the policy must answer for, whatever else failed.
             errors.insert(
                 0,
@@ -258,7 +256,7 @@ pub(crate) fn agent_text(decision: &Decision) -> Option<String> {
 mod tests {
     use super::*;
     use crate::rules::{Layer, LayerKind};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn set(layers: &[(LayerKind, Value)]) -> RuleSet {
         RuleSet {
@@ -279,13 +277,7 @@ mod tests {
 
     fn decide(rules: &RuleSet, cmd: &str) -> Decision {
         let input = json!({ "command": cmd });
-        evaluate(
-            rules,
-            &ToolCall {
-                tool: "Bash",
-                input: &input,
-            },
-        )
+        evaluate(rules, &Call::new("Bash", &input))
     }
 
     /// A deadline still ahead lets every rule run; one already past skips them all and
@@ -300,15 +292,12 @@ mod tests {
             ]}),
         )]);
         let input = json!({ "command": "x" });
-        let subject = Subject::new("Bash", &input);
-        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-        let d = decide_until(&rules, &subject, &NoFacts, Some(later));
+        let subject = Subject::of(Call::new("Bash", &input));
+        let d = decide_until(&rules, &subject, &NoFacts, &|| false);
         assert_eq!(d.fired.len(), 2, "{:?}", d.errors);
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.verdict, Verdict::Deny);
-        let past = std::time::Instant::now();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        let d = decide_until(&rules, &subject, &NoFacts, Some(past));
+        let d = decide_until(&rules, &subject, &NoFacts, &|| true);
         assert!(d.fired.is_empty());
         assert_eq!(d.verdict, Verdict::Allow);
         assert_eq!(
