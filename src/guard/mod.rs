@@ -280,8 +280,9 @@ mod tests {
         evaluate(rules, &Call::new("Bash", &input))
     }
 
-    /// A deadline still ahead lets every rule run; one already past skips them all and
-    /// says how many, from which rule of which layer.
+    /// Time left lets every rule run; none left skips them all and says how many, from
+    /// which rule of which layer; the clock is asked before each rule, so time running out
+    /// after the first skips the rest.
     #[test]
     fn the_deadline_stops_the_rules_not_yet_evaluated() {
         let rules = set(&[(
@@ -303,6 +304,17 @@ mod tests {
         assert_eq!(
             d.errors,
             ["time budget exhausted: 2 of 2 rules not evaluated, from a in user.json"]
+        );
+        let asked = std::cell::Cell::new(0);
+        let d = decide_until(&rules, &subject, &NoFacts, &|| {
+            asked.set(asked.get() + 1);
+            asked.get() > 1
+        });
+        assert_eq!(d.fired.len(), 1);
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(
+            d.errors,
+            ["time budget exhausted: 1 of 2 rules not evaluated, from b in user.json"]
         );
     }
 

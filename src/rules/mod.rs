@@ -556,6 +556,47 @@ mod tests {
             .is_some()
     }
 
+    /// A shell's `command` field is the call's command text: an argv array is read as the
+    /// command it runs (a wrapped script as its body), `cmd` as `command`; another tool's
+    /// `command` field (an `apply_patch` body) is the field as it is.
+    #[test]
+    fn a_shell_command_field_is_the_calls_text_whatever_its_shape() {
+        let d = doc(json!({"rules": [
+            {"id": "seg", "tool": "*", "match": "segment", "any": ["^dd .*of=/dev/sd"], "message": "m"},
+            {"id": "text", "tool": "*", "any": ["^\\*\\*\\* Begin"], "message": "m"}
+        ]}))
+        .unwrap();
+        let (seg, text) = (&d.rules[0], &d.rules[1]);
+        for command in [
+            json!("sudo dd if=/dev/zero of=/dev/sda"),
+            json!(["sudo", "dd", "if=/dev/zero", "of=/dev/sda"]),
+            json!(["bash", "-lc", "sudo dd if=/dev/zero of=/dev/sda"]),
+        ] {
+            assert!(
+                fires(seg, "Bash", json!({ "command": command })),
+                "{command}"
+            );
+            assert!(
+                fires(seg, "shell", json!({ "command": command })),
+                "{command}"
+            );
+        }
+        assert!(fires(seg, "exec_command", json!({"cmd": "dd of=/dev/sda"})));
+        // Not a shell: the field as it is (the JSON text of an array).
+        assert!(!fires(
+            seg,
+            "mcp__x__run",
+            json!({"command": ["dd", "of=/dev/sda"]})
+        ));
+        let patch = json!({"command": "*** Begin Patch\n*** End Patch"});
+        assert!(fires(text, "apply_patch", &patch));
+        assert!(!fires(
+            text,
+            "Bash",
+            json!({"command": ["*** Begin Patch"]})
+        ));
+    }
+
     #[test]
     fn an_effect_unless_exempts_only_the_effect_it_matches() {
         let d = doc(json!({"rules": [{
