@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::approve;
-use crate::guard::{Decision, Verdict, agent_text, decide_until};
+use crate::guard::{Decision, DecisionKind, agent_text, decide_until};
 use crate::host::Event;
 use crate::host::call::{self, Call};
 use crate::host::wire::{self as hook, HookEvent, Host, Response};
@@ -300,10 +300,10 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
             }
         }
     }
-    let response = match (decision.verdict, agent_text(&decision)) {
-        (Verdict::Nudge, Some(t)) => Response::Nudge(t),
-        (Verdict::Deny, Some(t)) => Response::Deny(t),
-        (Verdict::Block, Some(t)) => Response::Block(t),
+    let response = match (decision.kind, agent_text(&decision)) {
+        (DecisionKind::Nudge, Some(t)) => Response::Nudge(t),
+        (DecisionKind::Deny, Some(t)) => Response::Deny(t),
+        (DecisionKind::Block, Some(t)) => Response::Block(t),
         _ => Response::Silent,
     };
     // A one-time approval is checked after the (pure) decision, and only on a refusal whose
@@ -358,9 +358,9 @@ fn decision_record(
     );
     let has_command = !command.trim().is_empty();
     // What is enforced: an internal error under fail-closed blocks whatever the rules said.
-    let (verdict, acs) = match error {
-        Some(e) if ctx.closed() => (Verdict::Block, acs::for_error(e, true)),
-        _ => (decision.verdict, acs::for_decision(decision)),
+    let (kind, acs) = match error {
+        Some(e) if ctx.closed() => (DecisionKind::Block, acs::for_error(e, true)),
+        _ => (decision.kind, acs::for_decision(decision)),
     };
     AuditRecord {
         kind: if decision.fired.is_empty() {
@@ -379,7 +379,7 @@ fn decision_record(
                 action: f.action.as_str().to_string(),
             })
             .collect(),
-        decision: verdict.as_str().to_string(),
+        decision: kind.as_str().to_string(),
         winner: decision.winner.clone(),
         ruleset_hash: rules.content_hash(),
         // Keyed, over the redacted command: `crate::digest`.

@@ -1,16 +1,25 @@
 //! The guard: decide each tool call before it runs.
 //!
+//! Words, as across callus: a *decision* ([`Decision`], its [`DecisionKind`] allow, nudge,
+//! deny or block) is only what the guard answers one tool call — the audit record's
+//! `decision` and a one-time approval (`guard::approve`) speak of the same thing; a *verdict*
+//! is a judgement of evidence after the fact (scope's verdict on a run, whose outcome is its
+//! ruling; prune's on a rule; derive's on a token). `acs::AcsVerdict` keeps the name the Agent
+//! Control Specification gives its record.
+//!
 //! [`evaluate`] is pure — rules and a call in, a [`Decision`] out, no I/O — so it is unit- and
 //! property-testable and the same everywhere. Everything it knows of the call comes in the
 //! [`Call`] the edge read once ([`crate::host::call`]: the command text, whether the tool is
 //! a shell, where it runs); what only the world can answer comes through arguments the edge
 //! gives (a rule's conditions: `rules::condition::Facts`; the time budget: a closure that
 //! reads the clock; a path's symlinks: the resolver in the call's context). Nothing under it
-//! reads an environment variable, the clock or the file system itself. Precedence: every layer is evaluated; the most
-//! restrictive effective action wins (block > deny > nudge > monitor); severity breaks ties
-//! inside an action, then evaluation order (starter, user, project, env, candidates). A
-//! deny or block shows the winner's message; a nudge delivers every fired nudge message
-//! once, identical messages de-duplicated. Monitor-only is allow (but audited).
+//! reads an environment variable, the clock or the file system itself.
+//!
+//! Precedence: every layer is evaluated; the most restrictive effective action wins
+//! (block > deny > nudge > monitor); severity breaks ties inside an action, then evaluation
+//! order (starter, user, project, env, candidates). A deny or block shows the winner's
+//! message; a nudge delivers every fired nudge message once, identical messages
+//! de-duplicated. Monitor-only is allow (but audited).
 //!
 //! The I/O around it lives in [`hook`] (the `PreToolUse` entry point); the hash chain it
 //! appends to is [`crate::store::audit`]; `guard check|test|audit` are command-layer code in
@@ -55,10 +64,10 @@ pub struct Fired {
     pub unanswered: Option<&'static str>,
 }
 
-/// The outcome class of a decision.
+/// The kind of a decision: what the host is told to do with the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum DecisionKind {
     /// Nothing acting fired.
     Allow,
     /// The call runs with messages for the model.
@@ -69,15 +78,15 @@ pub enum Verdict {
     Block,
 }
 
-impl Verdict {
+impl DecisionKind {
     /// The lowercase name.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Allow => "allow",
-            Verdict::Nudge => "nudge",
-            Verdict::Deny => "deny",
-            Verdict::Block => "block",
+            DecisionKind::Allow => "allow",
+            DecisionKind::Nudge => "nudge",
+            DecisionKind::Deny => "deny",
+            DecisionKind::Block => "block",
         }
     }
 }
@@ -85,8 +94,8 @@ impl Verdict {
 /// What the guard decided, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Decision {
-    /// The outcome.
-    pub verdict: Verdict,
+    /// Its kind: allow, nudge, deny or block.
+    pub kind: DecisionKind,
     /// The deciding rule for deny/block.
     pub winner: Option<String>,
     /// Index of the deciding rule in `fired` (ids may repeat across layers).
@@ -110,7 +119,7 @@ impl Decision {
 }
 
 /// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. The call
-/// carries its command text and where it runs (read at the edge: [`crate::host::call`]). No
+/// carries its command text and where it runs (read at the edge: `host::call`). No
 /// condition can be answered here, so a rule with conditions fires when its patterns match
 /// (the hook answers them at its edge instead; see `decide`).
 #[must_use]
@@ -198,10 +207,10 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
             winner = Some((i, f));
         }
     }
-    let (verdict, winner_index, notes) = match winner {
-        None => (Verdict::Allow, None, Vec::new()),
-        Some((i, w)) if w.action == Action::Block => (Verdict::Block, Some(i), Vec::new()),
-        Some((i, w)) if w.action == Action::Deny => (Verdict::Deny, Some(i), Vec::new()),
+    let (kind, winner_index, notes) = match winner {
+        None => (DecisionKind::Allow, None, Vec::new()),
+        Some((i, w)) if w.action == Action::Block => (DecisionKind::Block, Some(i), Vec::new()),
+        Some((i, w)) if w.action == Action::Deny => (DecisionKind::Deny, Some(i), Vec::new()),
         Some(_) => {
             let mut notes: Vec<(String, String)> = Vec::new();
             for f in fired.iter().filter(|f| f.action == Action::Nudge) {
@@ -210,11 +219,11 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
                     notes.push((f.id.clone(), msg));
                 }
             }
-            (Verdict::Nudge, None, notes)
+            (DecisionKind::Nudge, None, notes)
         }
     };
     Decision {
-        verdict,
+        kind,
         winner: winner_index.map(|i| fired[i].id.clone()),
         winner_index,
         fired,
@@ -226,23 +235,23 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
 /// The text the agent sees for a decision (nudge context, deny reason, block stderr).
 #[must_use]
 pub(crate) fn agent_text(decision: &Decision) -> Option<String> {
-    match decision.verdict {
-        Verdict::Allow => None,
-        Verdict::Nudge => {
+    match decision.kind {
+        DecisionKind::Allow => None,
+        DecisionKind::Nudge => {
             let mut text = String::from("callus:");
             for (id, msg) in &decision.notes {
                 let _ = write!(text, "\n- {msg} [rule {id}]");
             }
             Some(text)
         }
-        Verdict::Deny => decision.winning().map(|w| {
+        DecisionKind::Deny => decision.winning().map(|w| {
             format!(
                 "callus denied this call (rule {}): {}",
                 w.id,
                 w.message.as_deref().unwrap_or("")
             )
         }),
-        Verdict::Block => decision.winning().map(|w| {
+        DecisionKind::Block => decision.winning().map(|w| {
             format!(
                 "BLOCKED by callus (rule {}): {}",
                 w.id,
@@ -297,10 +306,10 @@ mod tests {
         let d = decide_until(&rules, &subject, &NoFacts, &|| false);
         assert_eq!(d.fired.len(), 2, "{:?}", d.errors);
         assert!(d.errors.is_empty(), "{:?}", d.errors);
-        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.kind, DecisionKind::Deny);
         let d = decide_until(&rules, &subject, &NoFacts, &|| true);
         assert!(d.fired.is_empty());
-        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.kind, DecisionKind::Allow);
         assert_eq!(
             d.errors,
             ["time budget exhausted: 2 of 2 rules not evaluated, from a in user.json"]
@@ -311,7 +320,7 @@ mod tests {
             asked.get() > 1
         });
         assert_eq!(d.fired.len(), 1);
-        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.kind, DecisionKind::Deny);
         assert_eq!(
             d.errors,
             ["time budget exhausted: 1 of 2 rules not evaluated, from b in user.json"]
@@ -331,7 +340,7 @@ mod tests {
             ),
         ]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Block);
+        assert_eq!(d.kind, DecisionKind::Block);
         assert_eq!(d.winner.as_deref(), Some("b"));
         assert_eq!(agent_text(&d).unwrap(), "BLOCKED by callus (rule b): block");
     }
@@ -354,8 +363,8 @@ mod tests {
         ]);
         let d = decide(&rules, "x");
         assert_eq!(
-            (d.verdict, d.winner.as_deref()),
-            (Verdict::Block, Some("b"))
+            (d.kind, d.winner.as_deref()),
+            (DecisionKind::Block, Some("b"))
         );
         assert_eq!(d.winner_index, Some(0));
         assert!(d.notes.is_empty());
@@ -368,7 +377,10 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!((d.verdict, d.winner.as_deref()), (Verdict::Deny, Some("d")));
+        assert_eq!(
+            (d.kind, d.winner.as_deref()),
+            (DecisionKind::Deny, Some("d"))
+        );
         assert_eq!(
             agent_text(&d).unwrap(),
             "callus denied this call (rule d): deny"
@@ -405,12 +417,12 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.kind, DecisionKind::Nudge);
         assert_eq!(d.winner, None);
         assert_eq!(d.notes, vec![("n".to_string(), "go".to_string())]);
         assert_eq!(agent_text(&d).unwrap(), "callus:\n- go [rule n]");
         let d = decide(&rules, "y");
-        assert_eq!((d.verdict, d.winner_index), (Verdict::Allow, None));
+        assert_eq!((d.kind, d.winner_index), (DecisionKind::Allow, None));
         assert_eq!(d.fired.len(), 1);
         assert_eq!(agent_text(&d), None);
         let d = decide(&rules, "z");
@@ -418,12 +430,12 @@ mod tests {
     }
 
     #[test]
-    fn verdict_names_are_the_serialised_names() {
+    fn decision_kind_names_are_the_serialised_names() {
         for v in [
-            Verdict::Allow,
-            Verdict::Nudge,
-            Verdict::Deny,
-            Verdict::Block,
+            DecisionKind::Allow,
+            DecisionKind::Nudge,
+            DecisionKind::Deny,
+            DecisionKind::Block,
         ] {
             assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
         }
@@ -436,7 +448,7 @@ mod tests {
             json!({"rules": [{"id": "c", "any": ["x"], "action": "block", "message": "m"}]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.kind, DecisionKind::Allow);
         assert_eq!(d.fired.len(), 1);
         assert_eq!(d.fired[0].action, Action::Monitor);
     }
@@ -454,7 +466,7 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.kind, DecisionKind::Nudge);
         assert_eq!(
             d.notes,
             vec![("a".into(), "same".into()), ("c".into(), "other".into())]
@@ -476,7 +488,7 @@ mod tests {
             ),
         ]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.kind, DecisionKind::Deny);
         assert_eq!(d.winning().unwrap().layer, LayerKind::Project);
         assert_eq!(
             agent_text(&d).unwrap(),

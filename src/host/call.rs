@@ -68,9 +68,9 @@ pub struct Call<'a> {
     pub tool: &'a str,
     /// The tool input.
     pub input: &'a Value,
-    /// Whether the tool is a shell ([`is_shell`]).
+    /// Whether the tool is a shell (`is_shell`).
     pub shell: bool,
-    /// The command text of a shell tool's input ([`command_text`]); `None` for other tools.
+    /// The command text of a shell tool's input (`command_text`); `None` for other tools.
     pub command: Option<Cow<'a, str>>,
     /// Where the call runs.
     pub(crate) context: &'a Context,
