@@ -147,6 +147,16 @@ mod tests {
         assert_eq!(summary("Bash", &v).unwrap(), "ls -la");
         let v = json!({"cmd": "git status"});
         assert_eq!(summary("Bash", &v).unwrap(), "git status");
+        // As the guard reads it (`host::call`): words quoted so the split reads them back, a
+        // login shell running a file is not a script, and every host's shell tool is a shell.
+        let v = json!({"command": ["git", "commit", "-m", "fix it"]});
+        assert_eq!(summary("Bash", &v).unwrap(), "git commit -m 'fix it'");
+        let v = json!({"command": ["bash", "-l", "build.sh"]});
+        assert_eq!(summary("shell", &v).unwrap(), "bash -l build.sh");
+        for tool in ["PowerShell", "container.exec", "shell_command"] {
+            let v = json!({"command": "ls"});
+            assert_eq!(summary(tool, &v).unwrap(), "ls", "{tool}");
+        }
     }
 
     #[test]
