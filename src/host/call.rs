@@ -286,6 +286,8 @@ mod tests {
                 "git push --force origin main"
             ]),
             json!(["cmd", "/d", "/c", "git push --force origin main"]),
+            json!(["CMD.EXE", "/C", "git push --force origin main"]),
+            json!(["pwsh", "-com", "git push --force origin main"]),
         ] {
             assert_eq!(
                 text(&json!({ "command": argv })).as_deref(),
@@ -322,6 +324,10 @@ mod tests {
             "pwsh -File x.ps1"
         );
         assert_eq!(joined(json!(["pwsh", "-Co", "x"])), "pwsh -Co x");
+        assert_eq!(
+            joined(json!(["pwsh", "a.ps1", "-Command", "x"])),
+            "pwsh a.ps1 -Command x"
+        );
         assert_eq!(joined(json!(["cmd", "/q", "x"])), "cmd /q x");
         assert_eq!(joined(json!(["cmd", "dir", "/c", "x"])), "cmd dir /c x");
         // `cmd /k` runs its script too.
