@@ -327,6 +327,32 @@ mod tests {
         );
     }
 
+    /// The decision reads where the call runs from the call (the edge read it), never from
+    /// the process: the same command deletes the home or an ordinary directory by the home
+    /// the call carries.
+    #[test]
+    fn where_the_call_runs_comes_with_the_call() {
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [{"id": "home", "match": "effect", "any": ["^deletes class=home "],
+                "action": "block", "message": "m"}]}),
+        )]);
+        let input = json!({ "command": "rm -rf /somewhere/me" });
+        let at = |home: &str| crate::shell::model::Context {
+            home: Some(home.into()),
+            ..Default::default()
+        };
+        let (mine, other) = (at("/somewhere/me"), at("/elsewhere"));
+        let decide = |ctx| evaluate(&rules, &Call::new("Bash", &input).at(ctx)).kind;
+        assert_eq!(decide(&mine), DecisionKind::Block);
+        assert_eq!(decide(&other), DecisionKind::Allow);
+        // Without a context, no home at all: nothing is read from the process.
+        assert_eq!(
+            evaluate(&rules, &Call::new("Bash", &input)).kind,
+            DecisionKind::Allow
+        );
+    }
+
     #[test]
     fn most_restrictive_wins_across_layers() {
         let rules = set(&[
