@@ -228,16 +228,8 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     } else {
         event.kind()
     };
-    if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
-        return Outcome {
-            host: event.host,
-            event: answered,
-            response: Response::Block(format!(
-                "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
-                event.session_id
-            )),
-            error: None,
-        };
+    if let Some(halted) = halted(ctx, event, answered) {
+        return halted;
     }
     // The project layer follows the call's cwd; without one, the hook's own cwd (the hosts
     // start hooks in the project directory).
@@ -247,13 +239,8 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok());
     let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
-    // The call, read once: its command text, and where it runs for a tool that acts on
-    // paths (the only calls whose effects are worked out; for others nothing is read).
-    let place = if call::acts_on_paths(&event.tool_name) {
-        call::context(event.cwd.as_deref())
-    } else {
-        Place::default()
-    };
+    // The call, read once: its command text, and where it runs.
+    let place = place_of(event);
     let call = Call::new(&event.tool_name, &event.tool_input).at(&place);
     let command = call.command.clone();
     // A broken layer is an internal error, but the layers that loaded still decide.
@@ -272,17 +259,8 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     let decision = decide_until(&rules, &subject, &facts, &|| {
         std::time::Instant::now() >= deadline
     });
-    let mut error = load_errors
-        .first()
-        .map(|e| format!("ruleset unusable: {e}"))
-        .or_else(|| {
-            decision
-                .errors
-                .first()
-                .map(|e| format!("rule could not be evaluated: {e}"))
-        });
-    let mut refusal = None;
-    if !decision.fired.is_empty() || error.is_some() {
+    let mut error = internal_error(&load_errors, &decision);
+    let refusal = if !decision.fired.is_empty() || error.is_some() {
         let record = decision_record(
             ctx,
             event,
@@ -291,15 +269,10 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
             &decision,
             error.as_deref(),
         );
-        match append(&ctx.home, &record) {
-            Ok(()) => refusal = Some(record),
-            Err(e) => {
-                let msg = format!("audit chain not written: {e}");
-                crate::runtime::log_error(&ctx.home, &msg);
-                error.get_or_insert(msg);
-            }
-        }
-    }
+        audited(&ctx.home, record, &mut error)
+    } else {
+        None
+    };
     let response = match (decision.kind, agent_text(&decision)) {
         (DecisionKind::Nudge, Some(t)) => Response::Nudge(t),
         (DecisionKind::Deny, Some(t)) => Response::Deny(t),
@@ -320,6 +293,58 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         event: answered,
         response,
         error,
+    }
+}
+
+/// The block of a call in a session a RECUSE signal halted, if it was halted.
+fn halted(ctx: &Context, event: &HookEvent, answered: Event) -> Option<Outcome> {
+    let reason = crate::recuse::halted(&ctx.home, &event.session_id)?;
+    Some(Outcome {
+        host: event.host,
+        event: answered,
+        response: Response::Block(format!(
+            "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
+            event.session_id
+        )),
+        error: None,
+    })
+}
+
+/// The first internal error of a decision: a layer that did not load, else a rule that
+/// could not be evaluated.
+fn internal_error(load_errors: &[crate::Error], decision: &Decision) -> Option<String> {
+    load_errors
+        .first()
+        .map(|e| format!("ruleset unusable: {e}"))
+        .or_else(|| {
+            decision
+                .errors
+                .first()
+                .map(|e| format!("rule could not be evaluated: {e}"))
+        })
+}
+
+/// Where the call runs, read here at the edge for a tool that acts on paths (the only calls
+/// whose effects are worked out); for any other tool nothing is read.
+fn place_of(event: &HookEvent) -> Place {
+    if call::acts_on_paths(&event.tool_name) {
+        call::context(event.cwd.as_deref())
+    } else {
+        Place::default()
+    }
+}
+
+/// `record` once it is appended to the audit chain; when it could not be, `None` and the
+/// reason, logged, as the call's internal error (unless it already has one).
+fn audited(home: &Home, record: AuditRecord, error: &mut Option<String>) -> Option<AuditRecord> {
+    match append(home, &record) {
+        Ok(()) => Some(record),
+        Err(e) => {
+            let msg = format!("audit chain not written: {e}");
+            crate::runtime::log_error(home, &msg);
+            error.get_or_insert(msg);
+            None
+        }
     }
 }
 
