@@ -6,7 +6,8 @@
 //! - [`is_shell`]: the tools whose input is a shell command, by the names callus uses (each
 //!   host's own shell tool is named `Bash` by [`super::Host::canonical_tool`]; Codex's older
 //!   `shell`, `exec_command`, `local_shell`, `shell_command`, `container.exec`, Copilot CLI's
-//!   and Claude Code's `PowerShell` keep theirs).
+//!   and Claude Code's `PowerShell` keep theirs; Gemini CLI's `run_shell_command` is listed
+//!   for rows stored under the host's own name).
 //! - [`command_text`]: `command` (else `cmd`) as a string is the text as is; an argv array is
 //!   joined with Bash quoting ([`crate::shell::quote`]), so the split reads back the same
 //!   words. An argv that only wraps a script — `bash -lc SCRIPT`, `sh -c`, `zsh -c` (any
@@ -38,6 +39,7 @@ const SHELL_TOOLS: &[&str] = &[
     "container.exec",
     "exec_command",
     "local_shell",
+    "run_shell_command",
     "shell",
     "shell_command",
 ];
@@ -367,6 +369,7 @@ mod tests {
             "local_shell",
             "shell_command",
             "container.exec",
+            "run_shell_command",
             "Write",
             "Edit",
             "MultiEdit",
