@@ -6,7 +6,8 @@
 
 pub use crate::config::Home;
 pub use crate::digest::hmac_sha256;
-pub use crate::guard::{ToolCall, evaluate};
+pub use crate::guard::evaluate;
+pub use crate::host::call::Call;
 pub use crate::host::wire::parse as parse_hook_payload;
 pub use crate::recuse::scan as recuse_scan;
 

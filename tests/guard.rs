@@ -1,10 +1,12 @@
 //! Integration tests of the guard, driving the real binary: the hook's output per action and
 //! host, layering, the failure policy, the audit chain, redaction, `guard check`/`test`/
-//! `audit`, and callusguard's hook fixtures replayed against its shipped rulesets.
+//! `audit`, an argv array decided as its string for every host, and callusguard's hook
+//! fixtures replayed against its shipped rulesets.
 
 mod actions;
 mod allow_once;
 mod anchor;
+mod argv;
 mod audit;
 mod bypass;
 mod check;

@@ -15,9 +15,6 @@ fuzz_target!(|data: &[u8]| {
     let Ok(event) = callus::testing::parse_hook_payload(data) else {
         return;
     };
-    let call = callus::testing::ToolCall {
-        tool: &event.tool_name,
-        input: &event.tool_input,
-    };
+    let call = callus::testing::Call::new(&event.tool_name, &event.tool_input);
     let _ = callus::testing::evaluate(starter(), &call);
 });

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::cli::{AuditCommand, CheckArgs, TestArgs};
 use crate::config::Home;
-use crate::guard::{Verdict, agent_text, decide};
+use crate::guard::{DecisionKind, agent_text, decide};
 use crate::output::{print_json, print_text};
 use crate::rules::LayerKind;
 use crate::rules::check::{FileReport, check_layer_text, check_text};
@@ -126,7 +126,9 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
     let value = args.command.join(" ");
     let input = example_input(&args.field, &value);
     let cwd_text = cwd.as_deref().and_then(|c| c.to_str());
-    let subject = Subject::new(&args.tool, &input).with_cwd(cwd_text);
+    // Read here, at the edge, as the hook reads it.
+    let place = crate::host::call::context(cwd_text);
+    let subject = Subject::of(crate::host::call::Call::new(&args.tool, &input).at(&place));
     // Conditions are answered as the hook would answer them now, for the host the
     // environment names (no session: what only a session knows is unknown, and fires).
     let host = crate::host::detect(&serde_json::Map::new(), |k| {
@@ -174,7 +176,7 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
             "tool": args.tool,
             "field": args.field,
             "value": value,
-            "decision": decision.verdict,
+            "decision": decision.kind,
             "winner": decision.winner,
             "fired": fired,
             "effects": effects
@@ -187,7 +189,7 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
         }));
         return Ok(Exit::Ok);
     }
-    let mut out = format!("decision: {}\n", decision.verdict.as_str());
+    let mut out = format!("decision: {}\n", decision.kind.as_str());
     if let Some(w) = decision.winning() {
         let _ = writeln!(out, "winner:   {} ({}, {})", w.id, w.action, w.layer_file);
     }
@@ -232,9 +234,9 @@ pub(super) fn test(home: &Home, args: &TestArgs) -> Result<Exit> {
         }
     }
     if let Some(text) = agent_text(&decision) {
-        let label = match decision.verdict {
-            Verdict::Block => "stderr (exit 2)",
-            Verdict::Deny => "deny reason",
+        let label = match decision.kind {
+            DecisionKind::Block => "stderr (exit 2)",
+            DecisionKind::Deny => "deny reason",
             _ => "context",
         };
         let _ = writeln!(out, "agent sees ({label}):\n{text}");

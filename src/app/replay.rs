@@ -77,7 +77,7 @@ pub(super) fn check_history(home: &Home, args: &CheckArgs, since: &str) -> Resul
                 "started": iso(call.started_ms),
                 "failed": call.failed,
                 "masked": call.masked,
-                "decision": d.verdict,
+                "decision": d.kind,
                 "rule": d.winning().or(d.fired.first()).map(|f| f.id.clone()),
                 "action": d.winning().or(d.fired.first()).map(|f| f.action),
                 "fired": d.fired.iter().map(|f| json!({"rule": f.id, "action": f.action}))

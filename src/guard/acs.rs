@@ -8,7 +8,7 @@
 //! and `deny` with that reason when it fails closed. Reasons are `callus:`-prefixed (never the
 //! reserved `host_error:`/`runtime_error:` prefixes); messages are capped.
 
-use super::{Decision, Verdict};
+use super::{Decision, DecisionKind};
 pub(crate) use crate::store::audit::{AcsVerdict, AcsWarning};
 
 pub(crate) use crate::store::audit::{INTERNAL_ERROR, MESSAGE_CHARS};
@@ -23,14 +23,14 @@ fn cap(s: &str) -> String {
 /// The verdict for a decision the guard reached.
 #[must_use]
 pub(crate) fn for_decision(decision: &Decision) -> AcsVerdict {
-    match decision.verdict {
-        Verdict::Allow => AcsVerdict {
+    match decision.kind {
+        DecisionKind::Allow => AcsVerdict {
             decision: "allow".into(),
             reason: None,
             message: None,
             warnings: Vec::new(),
         },
-        Verdict::Nudge => AcsVerdict {
+        DecisionKind::Nudge => AcsVerdict {
             decision: "allow".into(),
             reason: None,
             message: None,
@@ -43,7 +43,7 @@ pub(crate) fn for_decision(decision: &Decision) -> AcsVerdict {
                 })
                 .collect(),
         },
-        Verdict::Deny | Verdict::Block => {
+        DecisionKind::Deny | DecisionKind::Block => {
             let winner = decision.winning();
             AcsVerdict {
                 decision: "deny".into(),

@@ -36,12 +36,14 @@ use std::path::{Path, PathBuf};
 use crate::config::{FailPolicy, Home};
 use crate::guard::acs::{self, AcsVerdict};
 use crate::guard::approve;
-use crate::guard::{Decision, Verdict, agent_text, decide_until};
+use crate::guard::{Decision, DecisionKind, agent_text, decide_until};
 use crate::host::Event;
+use crate::host::call::{self, Call};
 use crate::host::wire::{self as hook, HookEvent, Host, Response};
 use crate::rules::layers::LayerPaths;
 use crate::rules::{RuleSet, Subject};
 use crate::runtime::guarded;
+use crate::shell::model::Context as Place;
 use crate::store::audit::{AuditFired, AuditRecord};
 
 /// How long the rules may take to decide one call, from the hook's start: past it the rules
@@ -226,16 +228,8 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     } else {
         event.kind()
     };
-    if let Some(reason) = crate::recuse::halted(&ctx.home, &event.session_id) {
-        return Outcome {
-            host: event.host,
-            event: answered,
-            response: Response::Block(format!(
-                "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
-                event.session_id
-            )),
-            error: None,
-        };
+    if let Some(halted) = halted(ctx, event, answered) {
+        return halted;
     }
     // The project layer follows the call's cwd; without one, the hook's own cwd (the hosts
     // start hooks in the project directory).
@@ -245,9 +239,13 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok());
     let paths = LayerPaths::resolve(&ctx.home, cwd.as_deref());
+    // The call, read once: its command text, and where it runs.
+    let place = place_of(event);
+    let call = Call::new(&event.tool_name, &event.tool_input).at(&place);
+    let command = call.command.clone();
     // A broken layer is an internal error, but the layers that loaded still decide.
     // Only the rules that may fire on this call are parsed (the decision is the same).
-    let subject = Subject::new(&event.tool_name, &event.tool_input).with_cwd(event.cwd.as_deref());
+    let subject = Subject::of(call);
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
     // Conditions are answered here, at the edge, and only for rules whose patterns matched.
     let facts = super::facts::Live::new(
@@ -257,32 +255,28 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         event.cwd.as_deref(),
         &super::facts::process_env,
     );
-    let decision = decide_until(&rules, &subject, &facts, Some(ctx.started + RULE_BUDGET));
-    let mut error = load_errors
-        .first()
-        .map(|e| format!("ruleset unusable: {e}"))
-        .or_else(|| {
-            decision
-                .errors
-                .first()
-                .map(|e| format!("rule could not be evaluated: {e}"))
-        });
-    let mut refusal = None;
-    if !decision.fired.is_empty() || error.is_some() {
-        let record = decision_record(ctx, event, &rules, &decision, error.as_deref());
-        match append(&ctx.home, &record) {
-            Ok(()) => refusal = Some(record),
-            Err(e) => {
-                let msg = format!("audit chain not written: {e}");
-                crate::runtime::log_error(&ctx.home, &msg);
-                error.get_or_insert(msg);
-            }
-        }
-    }
-    let response = match (decision.verdict, agent_text(&decision)) {
-        (Verdict::Nudge, Some(t)) => Response::Nudge(t),
-        (Verdict::Deny, Some(t)) => Response::Deny(t),
-        (Verdict::Block, Some(t)) => Response::Block(t),
+    let deadline = ctx.started + RULE_BUDGET;
+    let decision = decide_until(&rules, &subject, &facts, &|| {
+        std::time::Instant::now() >= deadline
+    });
+    let mut error = internal_error(&load_errors, &decision);
+    let refusal = if !decision.fired.is_empty() || error.is_some() {
+        let record = decision_record(
+            ctx,
+            event,
+            command.as_deref(),
+            &rules,
+            &decision,
+            error.as_deref(),
+        );
+        audited(&ctx.home, record, &mut error)
+    } else {
+        None
+    };
+    let response = match (decision.kind, agent_text(&decision)) {
+        (DecisionKind::Nudge, Some(t)) => Response::Nudge(t),
+        (DecisionKind::Deny, Some(t)) => Response::Deny(t),
+        (DecisionKind::Block, Some(t)) => Response::Block(t),
         _ => Response::Silent,
     };
     // A one-time approval is checked after the (pure) decision, and only on a refusal whose
@@ -299,6 +293,58 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         event: answered,
         response,
         error,
+    }
+}
+
+/// The block of a call in a session a RECUSE signal halted, if it was halted.
+fn halted(ctx: &Context, event: &HookEvent, answered: Event) -> Option<Outcome> {
+    let reason = crate::recuse::halted(&ctx.home, &event.session_id)?;
+    Some(Outcome {
+        host: event.host,
+        event: answered,
+        response: Response::Block(format!(
+            "BLOCKED by callus: this session was halted by a RECUSE signal ({reason}). A human must run `callus session resume {}`.",
+            event.session_id
+        )),
+        error: None,
+    })
+}
+
+/// The first internal error of a decision: a layer that did not load, else a rule that
+/// could not be evaluated.
+fn internal_error(load_errors: &[crate::Error], decision: &Decision) -> Option<String> {
+    load_errors
+        .first()
+        .map(|e| format!("ruleset unusable: {e}"))
+        .or_else(|| {
+            decision
+                .errors
+                .first()
+                .map(|e| format!("rule could not be evaluated: {e}"))
+        })
+}
+
+/// Where the call runs, read here at the edge for a tool that acts on paths (the only calls
+/// whose effects are worked out); for any other tool nothing is read.
+fn place_of(event: &HookEvent) -> Place {
+    if call::acts_on_paths(&event.tool_name) {
+        call::context(event.cwd.as_deref())
+    } else {
+        Place::default()
+    }
+}
+
+/// `record` once it is appended to the audit chain; when it could not be, `None` and the
+/// reason, logged, as the call's internal error (unless it already has one).
+fn audited(home: &Home, record: AuditRecord, error: &mut Option<String>) -> Option<AuditRecord> {
+    match append(home, &record) {
+        Ok(()) => Some(record),
+        Err(e) => {
+            let msg = format!("audit chain not written: {e}");
+            crate::runtime::log_error(home, &msg);
+            error.get_or_insert(msg);
+            None
+        }
     }
 }
 
@@ -325,16 +371,21 @@ fn with_approval(home: &Home, record: &AuditRecord, response: Response) -> Respo
 fn decision_record(
     ctx: &Context,
     event: &HookEvent,
+    shell_command: Option<&str>,
     rules: &RuleSet,
     decision: &Decision,
     error: Option<&str>,
 ) -> AuditRecord {
-    let command = crate::rules::field::get(&event.tool_input, "command");
+    // A shell's command as the rules saw it; another tool's `command` field as it is.
+    let command = shell_command.map_or_else(
+        || crate::rules::field::get(&event.tool_input, "command"),
+        std::borrow::Cow::Borrowed,
+    );
     let has_command = !command.trim().is_empty();
     // What is enforced: an internal error under fail-closed blocks whatever the rules said.
-    let (verdict, acs) = match error {
-        Some(e) if ctx.closed() => (Verdict::Block, acs::for_error(e, true)),
-        _ => (decision.verdict, acs::for_decision(decision)),
+    let (kind, acs) = match error {
+        Some(e) if ctx.closed() => (DecisionKind::Block, acs::for_error(e, true)),
+        _ => (decision.kind, acs::for_decision(decision)),
     };
     AuditRecord {
         kind: if decision.fired.is_empty() {
@@ -353,7 +404,7 @@ fn decision_record(
                 action: f.action.as_str().to_string(),
             })
             .collect(),
-        decision: verdict.as_str().to_string(),
+        decision: kind.as_str().to_string(),
         winner: decision.winner.clone(),
         ruleset_hash: rules.content_hash(),
         // Keyed, over the redacted command: `crate::digest`.

@@ -1,11 +1,25 @@
 //! The guard: decide each tool call before it runs.
 //!
+//! Words, as across callus: a *decision* ([`Decision`], its [`DecisionKind`] allow, nudge,
+//! deny or block) is only what the guard answers one tool call — the audit record's
+//! `decision` and a one-time approval (`guard::approve`) speak of the same thing; a *verdict*
+//! is a judgement of evidence after the fact (scope's verdict on a run, whose outcome is its
+//! ruling; prune's on a rule; derive's on a token). `acs::AcsVerdict` keeps the name the Agent
+//! Control Specification gives its record.
+//!
 //! [`evaluate`] is pure — rules and a call in, a [`Decision`] out, no I/O — so it is unit- and
-//! property-testable and the same everywhere. Precedence: every layer is evaluated; the most
-//! restrictive effective action wins (block > deny > nudge > monitor); severity breaks ties
-//! inside an action, then evaluation order (starter, user, project, env, candidates). A
-//! deny or block shows the winner's message; a nudge delivers every fired nudge message
-//! once, identical messages de-duplicated. Monitor-only is allow (but audited).
+//! property-testable and the same everywhere. Everything it knows of the call comes in the
+//! [`Call`] the edge read once ([`crate::host::call`]: the command text, whether the tool is
+//! a shell, where it runs); what only the world can answer comes through arguments the edge
+//! gives (a rule's conditions: `rules::condition::Facts`; the time budget: a closure that
+//! reads the clock; a path's symlinks: the resolver in the call's context). Nothing under it
+//! reads an environment variable, the clock or the file system itself.
+//!
+//! Precedence: every layer is evaluated; the most restrictive effective action wins
+//! (block > deny > nudge > monitor); severity breaks ties inside an action, then evaluation
+//! order (starter, user, project, env, candidates). A deny or block shows the winner's
+//! message; a nudge delivers every fired nudge message once, identical messages
+//! de-duplicated. Monitor-only is allow (but audited).
 //!
 //! The I/O around it lives in [`hook`] (the `PreToolUse` entry point); the hash chain it
 //! appends to is [`crate::store::audit`]; `guard check|test|audit` are command-layer code in
@@ -19,19 +33,10 @@ pub(crate) mod hook;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::Value;
 
+use crate::host::call::Call;
 use crate::rules::condition::{Facts, NoFacts, Outcome};
 use crate::rules::{Action, Hit, LayerKind, RuleSet, Subject};
-
-/// A tool call to decide.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolCall<'a> {
-    /// The tool name (`Bash`, `Write`, `mcp__server__tool`, `apply_patch`, …).
-    pub tool: &'a str,
-    /// The tool input object.
-    pub input: &'a Value,
-}
 
 /// One rule that fired on a call.
 #[derive(Debug, Clone, Serialize)]
@@ -59,10 +64,10 @@ pub struct Fired {
     pub unanswered: Option<&'static str>,
 }
 
-/// The outcome class of a decision.
+/// The kind of a decision: what the host is told to do with the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum DecisionKind {
     /// Nothing acting fired.
     Allow,
     /// The call runs with messages for the model.
@@ -73,15 +78,15 @@ pub enum Verdict {
     Block,
 }
 
-impl Verdict {
+impl DecisionKind {
     /// The lowercase name.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Allow => "allow",
-            Verdict::Nudge => "nudge",
-            Verdict::Deny => "deny",
-            Verdict::Block => "block",
+            DecisionKind::Allow => "allow",
+            DecisionKind::Nudge => "nudge",
+            DecisionKind::Deny => "deny",
+            DecisionKind::Block => "block",
         }
     }
 }
@@ -89,8 +94,8 @@ impl Verdict {
 /// What the guard decided, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Decision {
-    /// The outcome.
-    pub verdict: Verdict,
+    /// Its kind: allow, nudge, deny or block.
+    pub kind: DecisionKind,
     /// The deciding rule for deny/block.
     pub winner: Option<String>,
     /// Index of the deciding rule in `fired` (ids may repeat across layers).
@@ -113,12 +118,13 @@ impl Decision {
     }
 }
 
-/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. No condition
-/// can be answered here, so a rule with conditions fires when its patterns match (the hook
-/// answers them at its edge instead; see `decide`).
+/// Decide `call` under `rules`. Pure: no I/O, same inputs → same decision. The call
+/// carries its command text and where it runs (read at the edge: `host::call`). No
+/// condition can be answered here, so a rule with conditions fires when its patterns match
+/// (the hook answers them at its edge instead; see `decide`).
 #[must_use]
-pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
-    decide(rules, &Subject::new(call.tool, call.input), &NoFacts)
+pub fn evaluate(rules: &RuleSet, call: &Call<'_>) -> Decision {
+    decide(rules, &Subject::of(call.clone()), &NoFacts)
 }
 
 /// [`evaluate`] on a call already made a [`Subject`] (the hook builds one to load the rules
@@ -127,24 +133,25 @@ pub fn evaluate(rules: &RuleSet, call: &ToolCall<'_>) -> Decision {
 /// call no rule matches asks nothing.
 #[must_use]
 pub(crate) fn decide(rules: &RuleSet, subject: &Subject<'_>, facts: &dyn Facts) -> Decision {
-    decide_until(rules, subject, facts, None)
+    decide_until(rules, subject, facts, &|| false)
 }
 
-/// [`decide`], giving up at `deadline`: the rules not yet evaluated then are skipped and
-/// the decision carries an error saying so (an internal error, which the guard's failure
-/// policy turns into a refusal when it is closed).
+/// [`decide`], giving up when `out_of_time` says so (asked before each rule; the edge reads
+/// the clock): the rules not yet evaluated then are skipped and the decision carries an
+/// error saying so (an internal error, which the guard's failure policy turns into a
+/// refusal when it is closed).
 #[must_use]
 pub(crate) fn decide_until(
     rules: &RuleSet,
     subject: &Subject<'_>,
     facts: &dyn Facts,
-    deadline: Option<std::time::Instant>,
+    out_of_time: &dyn Fn() -> bool,
 ) -> Decision {
     let mut fired = Vec::new();
     let mut errors = Vec::new();
     let total = rules.layers.iter().map(|l| l.rules.len()).sum::<usize>();
     for (done, (layer, rule)) in rules.rules().enumerate() {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if out_of_time() {
             // First: it is what the policy must answer for, whatever else failed.
             errors.insert(
                 0,
@@ -200,10 +207,10 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
             winner = Some((i, f));
         }
     }
-    let (verdict, winner_index, notes) = match winner {
-        None => (Verdict::Allow, None, Vec::new()),
-        Some((i, w)) if w.action == Action::Block => (Verdict::Block, Some(i), Vec::new()),
-        Some((i, w)) if w.action == Action::Deny => (Verdict::Deny, Some(i), Vec::new()),
+    let (kind, winner_index, notes) = match winner {
+        None => (DecisionKind::Allow, None, Vec::new()),
+        Some((i, w)) if w.action == Action::Block => (DecisionKind::Block, Some(i), Vec::new()),
+        Some((i, w)) if w.action == Action::Deny => (DecisionKind::Deny, Some(i), Vec::new()),
         Some(_) => {
             let mut notes: Vec<(String, String)> = Vec::new();
             for f in fired.iter().filter(|f| f.action == Action::Nudge) {
@@ -212,11 +219,11 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
                     notes.push((f.id.clone(), msg));
                 }
             }
-            (Verdict::Nudge, None, notes)
+            (DecisionKind::Nudge, None, notes)
         }
     };
     Decision {
-        verdict,
+        kind,
         winner: winner_index.map(|i| fired[i].id.clone()),
         winner_index,
         fired,
@@ -228,23 +235,23 @@ pub(crate) fn resolve(fired: Vec<Fired>, errors: Vec<String>) -> Decision {
 /// The text the agent sees for a decision (nudge context, deny reason, block stderr).
 #[must_use]
 pub(crate) fn agent_text(decision: &Decision) -> Option<String> {
-    match decision.verdict {
-        Verdict::Allow => None,
-        Verdict::Nudge => {
+    match decision.kind {
+        DecisionKind::Allow => None,
+        DecisionKind::Nudge => {
             let mut text = String::from("callus:");
             for (id, msg) in &decision.notes {
                 let _ = write!(text, "\n- {msg} [rule {id}]");
             }
             Some(text)
         }
-        Verdict::Deny => decision.winning().map(|w| {
+        DecisionKind::Deny => decision.winning().map(|w| {
             format!(
                 "callus denied this call (rule {}): {}",
                 w.id,
                 w.message.as_deref().unwrap_or("")
             )
         }),
-        Verdict::Block => decision.winning().map(|w| {
+        DecisionKind::Block => decision.winning().map(|w| {
             format!(
                 "BLOCKED by callus (rule {}): {}",
                 w.id,
@@ -258,7 +265,7 @@ pub(crate) fn agent_text(decision: &Decision) -> Option<String> {
 mod tests {
     use super::*;
     use crate::rules::{Layer, LayerKind};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn set(layers: &[(LayerKind, Value)]) -> RuleSet {
         RuleSet {
@@ -279,17 +286,12 @@ mod tests {
 
     fn decide(rules: &RuleSet, cmd: &str) -> Decision {
         let input = json!({ "command": cmd });
-        evaluate(
-            rules,
-            &ToolCall {
-                tool: "Bash",
-                input: &input,
-            },
-        )
+        evaluate(rules, &Call::new("Bash", &input))
     }
 
-    /// A deadline still ahead lets every rule run; one already past skips them all and
-    /// says how many, from which rule of which layer.
+    /// Time left lets every rule run; none left skips them all and says how many, from
+    /// which rule of which layer; the clock is asked before each rule, so time running out
+    /// after the first skips the rest.
     #[test]
     fn the_deadline_stops_the_rules_not_yet_evaluated() {
         let rules = set(&[(
@@ -300,20 +302,54 @@ mod tests {
             ]}),
         )]);
         let input = json!({ "command": "x" });
-        let subject = Subject::new("Bash", &input);
-        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-        let d = decide_until(&rules, &subject, &NoFacts, Some(later));
+        let subject = Subject::of(Call::new("Bash", &input));
+        let d = decide_until(&rules, &subject, &NoFacts, &|| false);
         assert_eq!(d.fired.len(), 2, "{:?}", d.errors);
         assert!(d.errors.is_empty(), "{:?}", d.errors);
-        assert_eq!(d.verdict, Verdict::Deny);
-        let past = std::time::Instant::now();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        let d = decide_until(&rules, &subject, &NoFacts, Some(past));
+        assert_eq!(d.kind, DecisionKind::Deny);
+        let d = decide_until(&rules, &subject, &NoFacts, &|| true);
         assert!(d.fired.is_empty());
-        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.kind, DecisionKind::Allow);
         assert_eq!(
             d.errors,
             ["time budget exhausted: 2 of 2 rules not evaluated, from a in user.json"]
+        );
+        let asked = std::cell::Cell::new(0);
+        let d = decide_until(&rules, &subject, &NoFacts, &|| {
+            asked.set(asked.get() + 1);
+            asked.get() > 1
+        });
+        assert_eq!(d.fired.len(), 1);
+        assert_eq!(d.kind, DecisionKind::Deny);
+        assert_eq!(
+            d.errors,
+            ["time budget exhausted: 1 of 2 rules not evaluated, from b in user.json"]
+        );
+    }
+
+    /// The decision reads where the call runs from the call (the edge read it), never from
+    /// the process: the same command deletes the home or an ordinary directory by the home
+    /// the call carries.
+    #[test]
+    fn where_the_call_runs_comes_with_the_call() {
+        let rules = set(&[(
+            LayerKind::User,
+            json!({"rules": [{"id": "home", "match": "effect", "any": ["^deletes class=home "],
+                "action": "block", "message": "m"}]}),
+        )]);
+        let input = json!({ "command": "rm -rf /somewhere/me" });
+        let at = |home: &str| crate::shell::model::Context {
+            home: Some(home.into()),
+            ..Default::default()
+        };
+        let (mine, other) = (at("/somewhere/me"), at("/elsewhere"));
+        let decide = |ctx| evaluate(&rules, &Call::new("Bash", &input).at(ctx)).kind;
+        assert_eq!(decide(&mine), DecisionKind::Block);
+        assert_eq!(decide(&other), DecisionKind::Allow);
+        // Without a context, no home at all: nothing is read from the process.
+        assert_eq!(
+            evaluate(&rules, &Call::new("Bash", &input)).kind,
+            DecisionKind::Allow
         );
     }
 
@@ -330,7 +366,7 @@ mod tests {
             ),
         ]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Block);
+        assert_eq!(d.kind, DecisionKind::Block);
         assert_eq!(d.winner.as_deref(), Some("b"));
         assert_eq!(agent_text(&d).unwrap(), "BLOCKED by callus (rule b): block");
     }
@@ -353,8 +389,8 @@ mod tests {
         ]);
         let d = decide(&rules, "x");
         assert_eq!(
-            (d.verdict, d.winner.as_deref()),
-            (Verdict::Block, Some("b"))
+            (d.kind, d.winner.as_deref()),
+            (DecisionKind::Block, Some("b"))
         );
         assert_eq!(d.winner_index, Some(0));
         assert!(d.notes.is_empty());
@@ -367,7 +403,10 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!((d.verdict, d.winner.as_deref()), (Verdict::Deny, Some("d")));
+        assert_eq!(
+            (d.kind, d.winner.as_deref()),
+            (DecisionKind::Deny, Some("d"))
+        );
         assert_eq!(
             agent_text(&d).unwrap(),
             "callus denied this call (rule d): deny"
@@ -404,12 +443,12 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.kind, DecisionKind::Nudge);
         assert_eq!(d.winner, None);
         assert_eq!(d.notes, vec![("n".to_string(), "go".to_string())]);
         assert_eq!(agent_text(&d).unwrap(), "callus:\n- go [rule n]");
         let d = decide(&rules, "y");
-        assert_eq!((d.verdict, d.winner_index), (Verdict::Allow, None));
+        assert_eq!((d.kind, d.winner_index), (DecisionKind::Allow, None));
         assert_eq!(d.fired.len(), 1);
         assert_eq!(agent_text(&d), None);
         let d = decide(&rules, "z");
@@ -417,12 +456,12 @@ mod tests {
     }
 
     #[test]
-    fn verdict_names_are_the_serialised_names() {
+    fn decision_kind_names_are_the_serialised_names() {
         for v in [
-            Verdict::Allow,
-            Verdict::Nudge,
-            Verdict::Deny,
-            Verdict::Block,
+            DecisionKind::Allow,
+            DecisionKind::Nudge,
+            DecisionKind::Deny,
+            DecisionKind::Block,
         ] {
             assert_eq!(serde_json::to_value(v).unwrap(), v.as_str(), "{v:?}");
         }
@@ -435,7 +474,7 @@ mod tests {
             json!({"rules": [{"id": "c", "any": ["x"], "action": "block", "message": "m"}]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.kind, DecisionKind::Allow);
         assert_eq!(d.fired.len(), 1);
         assert_eq!(d.fired[0].action, Action::Monitor);
     }
@@ -453,7 +492,7 @@ mod tests {
             ]}),
         )]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Nudge);
+        assert_eq!(d.kind, DecisionKind::Nudge);
         assert_eq!(
             d.notes,
             vec![("a".into(), "same".into()), ("c".into(), "other".into())]
@@ -475,7 +514,7 @@ mod tests {
             ),
         ]);
         let d = decide(&rules, "x");
-        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.kind, DecisionKind::Deny);
         assert_eq!(d.winning().unwrap().layer, LayerKind::Project);
         assert_eq!(
             agent_text(&d).unwrap(),

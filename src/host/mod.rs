@@ -3,6 +3,8 @@
 //! settings, history and trust live. Everything host-specific reads [`HOSTS`]; adding a
 //! host is one [`Spec`] entry plus its wire types (`wire`) and tests.
 //!
+//! - `call`: one tool call as every stage reads it (shell or not, its command text, where it
+//!   runs), read once at the edge.
 //! - `event`: the events callus acts on, host-neutral.
 //! - `hooks`: the hooks callus installs ([`HookSpec`]) and the two hook commands ([`Role`]).
 //! - `wire`: one event read from stdin and a `PreToolUse` answer written in the host's shape.
@@ -15,6 +17,7 @@
 //! because they leak between the hosts' shells.
 
 mod answer;
+pub(crate) mod call;
 pub(crate) mod client;
 mod event;
 mod hooks;

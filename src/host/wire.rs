@@ -77,7 +77,8 @@ pub fn parse(bytes: &[u8]) -> Result<HookEvent, PayloadError> {
 /// its fields imply, Copilot CLI), the session (`session_id`, Copilot's `sessionId`,
 /// Cursor's `conversation_id`), the tool by the name rules use, its input (a JSON string,
 /// as Cursor's MCP events and Copilot's `toolArgs` may send, is parsed), and a Cursor
-/// `beforeShellExecution` command as a `Bash` call.
+/// `beforeShellExecution` command (a string, or an argv array: [`super::call`] reads both)
+/// as a `Bash` call.
 fn normalise(host: Host, raw: serde_json::Map<String, Value>) -> HookEvent {
     let text = |keys: &[&str]| {
         keys.iter().find_map(|k| {
@@ -106,7 +107,7 @@ fn normalise(host: Host, raw: serde_json::Map<String, Value>) -> HookEvent {
             event.as_str(),
             "beforeShellExecution" | "afterShellExecution"
         )
-        && let Some(command) = raw.get("command").and_then(Value::as_str)
+        && let Some(command) = raw.get("command").filter(|c| c.is_string() || c.is_array())
     {
         tool_name = "Bash".into();
         tool_input = serde_json::json!({ "command": command });
@@ -259,6 +260,30 @@ mod tests {
             Err(PayloadError::Malformed(_))
         ));
         assert!(parse(b"  \n").unwrap().tool_name.is_empty());
+    }
+
+    /// Cursor's `beforeShellExecution` names no tool: its `command`, a string or an argv
+    /// array, is a `Bash` call; anything else is no call.
+    #[test]
+    fn a_cursor_shell_event_is_a_bash_call_with_a_string_or_an_argv() {
+        let event = |command: Value| {
+            normalise(
+                Host::Cursor,
+                obj(&json!({"hook_event_name": "beforeShellExecution", "command": command})),
+            )
+        };
+        let e = event(json!("ls"));
+        assert_eq!(
+            (e.tool_name.as_str(), &e.tool_input),
+            ("Bash", &json!({"command": "ls"}))
+        );
+        let e = event(json!(["bash", "-lc", "ls"]));
+        assert_eq!(
+            (e.tool_name.as_str(), &e.tool_input),
+            ("Bash", &json!({"command": ["bash", "-lc", "ls"]}))
+        );
+        let e = event(json!(3));
+        assert_eq!((e.tool_name.as_str(), &e.tool_input), ("", &Value::Null));
     }
 
     #[test]

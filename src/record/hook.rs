@@ -265,7 +265,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
 /// (`rows::masked_error`), whatever the host. Only a shell call's output can mask a
 /// failure: a Read's whole file is not copied on every successful call.
 fn keep_shell_output(call: &mut Call, text: &str) {
-    if call.status == Status::Success && super::shape::is_shell_tool(&call.tool) {
+    if call.status == Status::Success && crate::host::call::is_shell(&call.tool) {
         call.output = Some(text.to_string());
     }
 }

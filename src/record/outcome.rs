@@ -313,7 +313,7 @@ pub(crate) fn refine_with(
         return Status::Harness;
     }
     let exit_code = exit_code.or_else(|| wrapped_exit(error));
-    if super::shape::is_shell_tool(tool)
+    if crate::host::call::is_shell(tool)
         && let (Some(cmd), Some(code)) = (command, exit_code)
         && is_answer(cmd, code, error, answers)
     {

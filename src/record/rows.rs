@@ -245,7 +245,7 @@ fn stored_form<'a>(conn: &Connection, call: &'a Call) -> Row<'a> {
         .as_deref()
         .filter(|e| settled_badly && !e.trim().is_empty())
         .map(|e| redact::redact_capped_bytes(raw_cut(e), ERROR_CAP));
-    let shape_command = if shape::is_shell_tool(&call.tool) {
+    let shape_command = if crate::host::call::is_shell(&call.tool) {
         command.as_deref()
     } else {
         None

@@ -9,20 +9,12 @@
 //! → `cd`), so every shell call has one. Other tools are their own shape; MCP tools are
 //! grouped per server (`mcp__<server>__`).
 
+use crate::host::call::is_shell as is_shell_tool;
 use crate::redact;
 use crate::shell::{self, blame::blame};
 
 /// Largest stored blamed segment, in bytes (after redaction).
 pub(crate) const BLAMED_CAP: usize = 512;
-
-/// Tools whose input is a shell command.
-#[must_use]
-pub(crate) fn is_shell_tool(tool: &str) -> bool {
-    matches!(
-        tool,
-        "Bash" | "PowerShell" | "shell" | "exec_command" | "local_shell" | "shell_command"
-    )
-}
 
 /// The shape of a call: for shell tools, of the failing (or last) segment of `command`;
 /// for other tools, the tool group. `None` when a shell command has no words.

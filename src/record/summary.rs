@@ -1,5 +1,7 @@
-//! What of a call's input is stored: the command for shell tools, a short summary for the
-//! rest (the file path, URL, query or MCP arguments), plus a SHA-256 of the input.
+//! What of a call's input is stored: the command for shell tools (the call's command text as
+//! the guard reads it, [`crate::host::call::command_text`]: an argv array joined with
+//! quoting, a wrapped `bash -lc` script as its body), a short summary for the rest (the
+//! file path, URL, query or MCP arguments), plus a SHA-256 of the input.
 //!
 //! The text returned here is raw; the caller redacts it before it is stored. File contents
 //! (`Write.content`, `Edit.new_string`, an `apply_patch` body) are never part of a summary:
@@ -9,40 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::shape::is_shell_tool;
-
-/// The shell command of a shell tool's input: `command` as a string, or an argv array
-/// (older Codex `shell`), where `bash -lc SCRIPT` is taken as `SCRIPT`.
-#[must_use]
-pub(crate) fn command(input: &Value) -> Option<Cow<'_, str>> {
-    match input.get("command").or_else(|| input.get("cmd"))? {
-        Value::String(s) => Some(Cow::Borrowed(s.as_str())),
-        Value::Array(words) => argv_command(words),
-        _ => None,
-    }
-}
-
-/// A command line from an argv: the script of `sh -c`/`bash -lc`, else the words joined.
-#[must_use]
-pub(crate) fn argv_command(words: &[Value]) -> Option<Cow<'_, str>> {
-    let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-    match words.as_slice() {
-        [] => None,
-        [shell, flag, script, ..]
-            if is_shell_program(shell) && matches!(*flag, "-c" | "-lc" | "-ic" | "-l") =>
-        {
-            Some(Cow::Borrowed(*script))
-        }
-        _ => Some(Cow::Owned(words.join(" "))),
-    }
-}
-
-fn is_shell_program(word: &str) -> bool {
-    matches!(
-        word.rsplit('/').next().unwrap_or(word),
-        "bash" | "sh" | "zsh" | "dash" | "fish" | "ksh"
-    )
-}
+use crate::host::call::{command_text as command, is_shell as is_shell_tool};
 
 /// The text stored in `command`: the shell command, or a summary of a non-shell input.
 #[must_use]
@@ -178,6 +147,16 @@ mod tests {
         assert_eq!(summary("Bash", &v).unwrap(), "ls -la");
         let v = json!({"cmd": "git status"});
         assert_eq!(summary("Bash", &v).unwrap(), "git status");
+        // As the guard reads it (`host::call`): words quoted so the split reads them back, a
+        // login shell running a file is not a script, and every host's shell tool is a shell.
+        let v = json!({"command": ["git", "commit", "-m", "fix it"]});
+        assert_eq!(summary("Bash", &v).unwrap(), "git commit -m 'fix it'");
+        let v = json!({"command": ["bash", "-l", "build.sh"]});
+        assert_eq!(summary("shell", &v).unwrap(), "bash -l build.sh");
+        for tool in ["PowerShell", "container.exec", "shell_command"] {
+            let v = json!({"command": "ls"});
+            assert_eq!(summary(tool, &v).unwrap(), "ls", "{tool}");
+        }
     }
 
     #[test]

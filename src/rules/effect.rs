@@ -1,8 +1,8 @@
 //! The `"match": "effect"` mode: what a call *does*, as the effect lines of
 //! [`crate::shell::model`], for every tool that acts on paths or runs commands.
 //!
-//! - Shell tools (`Bash`, and Codex's `shell`/`exec_command`/`local_shell`, whose
-//!   `command` may be an argv array): the command model's effects.
+//! - Shell tools ([`crate::host::call::is_shell`]): the command model's effects on the
+//!   call's command text (an argv array already joined, or its wrapped script, at the edge).
 //! - File tools (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`): a `writes` effect on the
 //!   `file_path`/`notebook_path`, when it points somewhere a rule can care about (not an
 //!   ordinary project file).
@@ -11,119 +11,29 @@
 //! - MCP tools (`mcp__…`) whose name says they change something (write, edit, delete, move
 //!   …): `writes`/`deletes` on their `path`-like arguments.
 //!
-//! Paths are classified against the call's working directory, `$HOME`, the repository
-//! root and `$CALLUS_HOME`, with symlinks resolved where the path (or its parent) exists.
-
-use std::path::Path;
+//! Paths are classified against the context the call carries (its working directory,
+//! `$HOME`, the repository root and `$CALLUS_HOME`, read at the edge by
+//! [`crate::host::call::context`]), with symlinks resolved through the resolver it carries.
+//! Nothing here reads the environment or the file system.
 
 use serde_json::Value;
 
+use crate::host::call::Call;
+use crate::shell::Split;
 use crate::shell::model::paths::Class;
 use crate::shell::model::{Context, Effect, analyse_split};
-use crate::shell::{Split, quote_word};
 
-/// Where the call runs, as the model needs it. `cwd` is the call's, else the process's.
-pub(crate) fn context(cwd: Option<&str>) -> Context {
-    let cwd = cwd
-        .map(String::from)
-        .or_else(|| std::env::current_dir().ok()?.to_str().map(String::from));
-    let repo_root = cwd
-        .as_deref()
-        .and_then(|c| crate::config::repo_root(Path::new(c)))
-        .and_then(|p| p.to_str().map(String::from));
-    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
-    let callus_home = crate::config::Home::from_env()
-        .dir
-        .to_str()
-        .map(String::from);
-    Context {
-        cwd,
-        home,
-        repo_root,
-        callus_home,
-        realpath: Some(realpath),
-    }
-}
-
-/// The path with its symlinks resolved, when it or its parent exists.
-fn realpath(p: &str) -> Option<String> {
-    let path = Path::new(p);
-    if !path.is_absolute() {
-        return None;
-    }
-    if let Ok(c) = std::fs::canonicalize(path) {
-        return c.to_str().map(String::from);
-    }
-    let parent = std::fs::canonicalize(path.parent()?).ok()?;
-    parent.join(path.file_name()?).to_str().map(String::from)
-}
-
-/// Is `tool` a shell tool?
-pub(crate) fn is_shell(tool: &str) -> bool {
-    matches!(
-        tool,
-        "Bash" | "shell" | "exec_command" | "local_shell" | "container.exec"
-    )
-}
-
-/// The command text of a shell tool's input (`command` as a string, or an argv array with
-/// `bash -lc SCRIPT` unwrapped).
-pub(crate) fn command_text(input: &Value) -> Option<String> {
-    match input.get("command").or_else(|| input.get("cmd"))? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(words) => {
-            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-            if let [sh, flag, script] = words.as_slice()
-                && crate::shell::model::is_shell_name(sh)
-                && flag.starts_with('-')
-                && flag.contains('c')
-            {
-                return Some((*script).to_string());
-            }
-            Some(
-                words
-                    .iter()
-                    .map(|w| quote_word(w).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-        }
-        _ => None,
-    }
-}
-
-/// The effects of one call. `split` is the shell split of the command text, when the
-/// caller already has it.
-/// Whether [`effects`] can find anything in a call of `tool` (a shell, a file-writing tool,
-/// `apply_patch`, an MCP tool); for any other tool it finds nothing, so the caller need not
-/// work out the call's context.
-#[must_use]
-pub(crate) fn applies_to(tool: &str) -> bool {
-    is_shell(tool)
-        || matches!(
-            tool,
-            "Write"
-                | "Edit"
-                | "MultiEdit"
-                | "NotebookEdit"
-                | "str_replace_based_edit_tool"
-                | "apply_patch"
-        )
-        || tool.starts_with("mcp__")
-}
-
-pub(crate) fn effects(
-    tool: &str,
-    input: &Value,
-    ctx: &Context,
-    split: impl FnOnce(&str) -> Option<Split>,
-) -> Vec<Effect> {
-    if is_shell(tool) {
-        let Some(text) = command_text(input) else {
+/// The effects of one call, against the context it carries. `split` is the shell split of
+/// the command text, when the caller already has it. Only a tool that
+/// [`acts_on_paths`](crate::host::call::acts_on_paths) has any.
+pub(crate) fn effects(call: &Call<'_>, split: impl FnOnce(&str) -> Option<Split>) -> Vec<Effect> {
+    let (tool, input, ctx) = (call.tool, call.input, call.context);
+    if call.shell {
+        let Some(text) = call.command.as_deref() else {
             return Vec::new();
         };
-        let s = split(&text).unwrap_or_else(|| crate::shell::split(&text));
-        return analyse_split(&text, &s, ctx).effects;
+        let s = split(text).unwrap_or_else(|| crate::shell::split(text));
+        return analyse_split(text, &s, ctx).effects;
     }
     let mut out = Vec::new();
     match tool {
@@ -266,7 +176,8 @@ mod tests {
     }
 
     fn lines(tool: &str, input: &Value) -> Vec<String> {
-        effects(tool, input, &ctx(), |_| None)
+        let ctx = ctx();
+        effects(&Call::new(tool, input).at(&ctx), |_| None)
             .into_iter()
             .map(|e| e.line)
             .collect()
@@ -333,51 +244,7 @@ mod tests {
     }
 
     #[test]
-    fn command_text_unwraps_only_a_shell_dash_c_script() {
-        let text = |v: Value| command_text(&v);
-        assert_eq!(
-            text(json!({"command": ["bash", "-lc", "rm -rf x"]})).as_deref(),
-            Some("rm -rf x")
-        );
-        // Not a shell, no flag, a flag without `c`: the argv as words, not its last word.
-        for argv in [
-            json!(["python3", "-c", "rm"]),
-            json!(["bash", "script.sh", "rm"]),
-            json!(["bash", "-l", "rm"]),
-        ] {
-            let words: Vec<&str> = argv
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            assert_eq!(
-                text(json!({ "command": argv })).as_deref(),
-                Some(words.join(" ").as_str())
-            );
-        }
-        assert_eq!(text(json!({"cmd": "ls -la"})).as_deref(), Some("ls -la"));
-        assert_eq!(text(json!({"command": "ls"})).as_deref(), Some("ls"));
-        assert_eq!(text(json!({"command": 3})), None);
-        assert_eq!(text(json!({"path": "x"})), None);
-    }
-
-    #[test]
     fn only_tools_that_act_on_paths_or_run_commands_have_effects() {
-        for tool in [
-            "Bash",
-            "shell",
-            "exec_command",
-            "Write",
-            "NotebookEdit",
-            "apply_patch",
-            "mcp__fs__x",
-        ] {
-            assert!(applies_to(tool), "{tool}");
-        }
-        for tool in ["Read", "Grep", "WebFetch", "TodoWrite", "mcp_fs_write"] {
-            assert!(!applies_to(tool), "{tool}");
-        }
         // A tool outside the table has none, even when its name says it writes.
         assert!(lines("TodoWrite", &json!({"path": ".claude/settings.json"})).is_empty());
         // A shell tool without a command has none.
@@ -424,41 +291,5 @@ mod tests {
             "{l:?}"
         );
         assert!(lines("mcp__fs__list", &json!({"path": "/h/.callus"})).is_empty());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn realpath_resolves_a_path_or_its_parent_and_context_finds_the_repository() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(tmp.path()).unwrap();
-        std::fs::create_dir(root.join("real")).unwrap();
-        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
-        let s = |p: &Path| p.to_str().unwrap().to_string();
-        assert_eq!(
-            realpath(&s(&root.join("link"))),
-            Some(s(&root.join("real")))
-        );
-        assert_eq!(
-            realpath(&s(&root.join("link/new.json"))),
-            Some(s(&root.join("real/new.json")))
-        );
-        assert_eq!(realpath(&s(&root.join("gone/new.json"))), None);
-        assert_eq!(
-            realpath("link/new.json"),
-            None,
-            "relative paths are not resolved"
-        );
-        std::fs::create_dir(root.join(".git")).unwrap();
-        let c = context(Some(&s(&root.join("real"))));
-        assert_eq!(c.cwd, Some(s(&root.join("real"))));
-        assert_eq!(c.repo_root, Some(s(&root)));
-        assert!(c.realpath.is_some());
-        assert!(c.callus_home.is_some());
-        // `$HOME` as the process has it (an empty one would be no home at all).
-        if let Ok(h) = std::env::var("HOME")
-            && !h.is_empty()
-        {
-            assert_eq!(c.home.as_deref(), Some(h.as_str()));
-        }
     }
 }

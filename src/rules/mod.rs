@@ -32,6 +32,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::host::call::Call;
 pub(crate) use layers::{Layer, LayerKind, RuleSet};
 pub(crate) use parse::{Document, RULE_KEYS, document_from_value, parse_document};
 pub(crate) use pattern::Pattern;
@@ -343,14 +344,15 @@ pub struct Hit {
 }
 
 /// A tool call as rules see it, with per-field text and shell splits computed once and
-/// shared by every rule.
+/// shared by every rule. It reads the call through [`Call`]: a shell tool's `command` field
+/// is the call's command text (an argv array joined at the edge), and its effects are
+/// classified against the context the call carries.
 pub struct Subject<'a> {
     /// The tool name.
     pub tool: &'a str,
     /// The tool input.
     pub input: &'a Value,
-    /// The call's working directory, when the host said.
-    cwd: Option<String>,
+    call: Call<'a>,
     views: RefCell<Vec<(String, bool, Rc<View>)>>,
     effects: OnceCell<Effects>,
 }
@@ -438,39 +440,37 @@ impl View {
 }
 
 impl<'a> Subject<'a> {
-    /// A subject for `tool` called with `input`.
+    /// A subject for `tool` called with `input` where this process runs (the offline
+    /// readers: `guard check`, backtests, tests).
     #[must_use]
     pub fn new(tool: &'a str, input: &'a Value) -> Self {
+        Self::of(Call::new(tool, input).at(crate::host::call::here()))
+    }
+
+    /// A subject for `call`, classified against the context it carries (the guard's: read
+    /// at the edge, so nothing here reads the environment or the file system).
+    #[must_use]
+    pub fn of(call: Call<'a>) -> Self {
         Subject {
-            tool,
-            input,
-            cwd: None,
+            tool: call.tool,
+            input: call.input,
+            call,
             views: RefCell::new(Vec::new()),
             effects: OnceCell::new(),
         }
     }
 
-    /// The same subject, run in `cwd` (paths in effects are classified against it; without
-    /// one, the process's working directory).
-    #[must_use]
-    pub fn with_cwd(mut self, cwd: Option<&str>) -> Self {
-        self.cwd = cwd.filter(|c| !c.is_empty()).map(String::from);
-        self
-    }
-
     /// The call's effects (computed once).
     pub fn effects(&self) -> &Effects {
         self.effects.get_or_init(|| {
-            if !effect::applies_to(self.tool) {
-                // A Read, Grep or Task call has no effect to find: skip the context (a walk
-                // up the tree for the repository root, the home) on the hook path.
+            if !crate::host::call::acts_on_paths(self.tool) {
+                // A Read, Grep or Task call has no effect to find.
                 return Effects {
                     effects: Vec::new(),
                     units: Units::new(Vec::new()),
                 };
             }
-            let ctx = effect::context(self.cwd.as_deref());
-            let effects = effect::effects(self.tool, self.input, &ctx, |text| {
+            let effects = effect::effects(&self.call, |text| {
                 let view = self.view("command", false);
                 (view.text == text).then(|| view.split().clone())
             });
@@ -525,7 +525,11 @@ impl<'a> Subject<'a> {
         {
             return Rc::clone(v);
         }
-        let mut text = field::get(self.input, field_path).into_owned();
+        // A shell's command is the call's text: an argv array is not its JSON.
+        let mut text = match (&self.call.command, field_path) {
+            (Some(command), "command") => command.clone().into_owned(),
+            _ => field::get(self.input, field_path).into_owned(),
+        };
         if norm {
             text = text.replace(['\n', '\t'], " ");
         }
@@ -550,6 +554,47 @@ mod tests {
         rule.fires(&Subject::new(tool, input.borrow()))
             .unwrap()
             .is_some()
+    }
+
+    /// A shell's `command` field is the call's command text: an argv array is read as the
+    /// command it runs (a wrapped script as its body), `cmd` as `command`; another tool's
+    /// `command` field (an `apply_patch` body) is the field as it is.
+    #[test]
+    fn a_shell_command_field_is_the_calls_text_whatever_its_shape() {
+        let d = doc(json!({"rules": [
+            {"id": "seg", "tool": "*", "match": "segment", "any": ["^dd .*of=/dev/sd"], "message": "m"},
+            {"id": "text", "tool": "*", "any": ["^\\*\\*\\* Begin"], "message": "m"}
+        ]}))
+        .unwrap();
+        let (seg, text) = (&d.rules[0], &d.rules[1]);
+        for command in [
+            json!("sudo dd if=/dev/zero of=/dev/sda"),
+            json!(["sudo", "dd", "if=/dev/zero", "of=/dev/sda"]),
+            json!(["bash", "-lc", "sudo dd if=/dev/zero of=/dev/sda"]),
+        ] {
+            assert!(
+                fires(seg, "Bash", json!({ "command": command })),
+                "{command}"
+            );
+            assert!(
+                fires(seg, "shell", json!({ "command": command })),
+                "{command}"
+            );
+        }
+        assert!(fires(seg, "exec_command", json!({"cmd": "dd of=/dev/sda"})));
+        // Not a shell: the field as it is (the JSON text of an array).
+        assert!(!fires(
+            seg,
+            "mcp__x__run",
+            json!({"command": ["dd", "of=/dev/sda"]})
+        ));
+        let patch = json!({"command": "*** Begin Patch\n*** End Patch"});
+        assert!(fires(text, "apply_patch", &patch));
+        assert!(!fires(
+            text,
+            "Bash",
+            json!({"command": ["*** Begin Patch"]})
+        ));
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
         {
             s.kinds.insert(condition::resolve(cwd, &path), kind);
         }
-        if SHELL_TOOLS.contains(&tool.as_str()) {
+        if crate::host::call::is_shell(&tool) {
             programs(&command, &call, exit_code, &mut s);
         }
         s.calls.insert(r.get(0)?, call);
@@ -218,18 +218,6 @@ pub(crate) fn not_found(error: &str, exit_code: Option<i64>, name: &str) -> bool
     }) || exit_code == Some(127)
         || lower.starts_with("exit code 127")
 }
-
-/// Tools whose input is a shell command, as the recorder stores their names.
-const SHELL_TOOLS: &[&str] = &[
-    "Bash",
-    "PowerShell",
-    "shell",
-    "exec_command",
-    "local_shell",
-    "shell_command",
-    "container.exec",
-    "run_shell_command",
-];
 
 /// Words (lowercase) of an error that say the path is a directory, where a file was wanted.
 const DIRECTORY: &[&str] = &[

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::declare::Declaration;
 use super::state::Run;
-use super::verdict::Decision;
+use super::verdict::Ruling;
 use super::{EXIT_OK, EXIT_VIOLATION, render, verify};
 use crate::Result;
 use crate::cli::ScopeDeclareArgs;
@@ -58,7 +58,7 @@ pub(crate) fn verify(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
     } else {
         print!("{}", render::report(&verdict));
     }
-    Ok(if verdict.decision == Decision::Deny {
+    Ok(if verdict.ruling == Ruling::Deny {
         EXIT_VIOLATION
     } else {
         EXIT_OK
@@ -150,7 +150,7 @@ pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
         "last verdict".to_string(),
         verdict.as_ref().map_or_else(
             || "(not verified yet)".to_string(),
-            |v| format!("{} — {}", v.decision.as_str(), v.message),
+            |v| format!("{} — {}", v.ruling.as_str(), v.message),
         ),
     ]);
     println!("{t}");

@@ -34,7 +34,7 @@ use serde_json::Value;
 use super::declare::{Declaration, Kind};
 use super::observation::Observation;
 use super::state::{self, Run};
-use super::verdict::Decision;
+use super::verdict::Ruling;
 use super::{paths, render, verify};
 use crate::config::{FailPolicy, Home};
 use crate::host::Event;
@@ -309,7 +309,7 @@ fn stop(home: &Home, event: &HookEvent) -> crate::Result<Answer> {
     let verdict = verify::verify(&run, &decl, home)?;
     let report = render::report(&verdict);
     let mut gate = run.gate();
-    let answer = if verdict.decision == Decision::Deny {
+    let answer = if verdict.ruling == Ruling::Deny {
         let cap = max_refusals();
         if cap > 0 && gate.stop_refusals >= cap {
             gate.stop_refusals = 0;
@@ -324,8 +324,8 @@ fn stop(home: &Home, event: &HookEvent) -> crate::Result<Answer> {
         }
     } else {
         gate.stop_refusals = 0;
-        match verdict.decision {
-            Decision::Allow => Answer::Silent,
+        match verdict.ruling {
+            Ruling::Allow => Answer::Silent,
             _ => Answer::Notice(report),
         }
     };

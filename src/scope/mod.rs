@@ -10,7 +10,7 @@
 //! it does not sandbox or roll back.
 //!
 //! Files: `declare` (the declaration; its glob semantics in `glob`), `fingerprint` (what
-//! changed), `checks` (new findings only), `verdict` (the pure decision table), `verify` (the
+//! changed), `checks` (new findings only), `verdict` (the pure verdict table), `verify` (the
 //! I/O around it), `state` (files under `$CALLUS_HOME/scope/<run-id>/`, and how the hook finds
 //! its run), `render`, `hook`, `commands`.
 //!

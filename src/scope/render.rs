@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::verdict::{Decision, Verdict};
+use super::verdict::{Ruling, Verdict};
 
 /// Violations listed before "… and N more".
 const MAX_VIOLATIONS: usize = 20;
@@ -16,14 +16,14 @@ const MAX_DEGRADED: usize = 5;
 /// Render `verdict` as the multi-line report.
 pub(crate) fn report(verdict: &Verdict) -> String {
     let ev = &verdict.evidence;
-    let glyph = match verdict.decision {
-        Decision::Allow => "✓",
-        Decision::Warn | Decision::Escalate => "⚠",
-        Decision::Deny => "✗",
+    let glyph = match verdict.ruling {
+        Ruling::Allow => "✓",
+        Ruling::Warn | Ruling::Escalate => "⚠",
+        Ruling::Deny => "✗",
     };
     let mut s = format!(
         "{glyph} callus scope: {} — {}\n",
-        verdict.decision.as_str(),
+        verdict.ruling.as_str(),
         verdict.message
     );
     if !ev.violations.is_empty() {
@@ -71,7 +71,7 @@ pub(crate) fn report(verdict: &Verdict) -> String {
             let _ = writeln!(s, "    {}: {}", d.check, d.why);
         }
     }
-    if verdict.decision == Decision::Deny {
+    if verdict.ruling == Ruling::Deny {
         let _ = write!(
             s,
             "\n  Revert the changes listed above (or fix the new findings). If they were \

@@ -1,6 +1,11 @@
 //! The verdict table (spec §10.5): from the declaration, the observed changes and the check
-//! delta to one ACS-shaped verdict — `allow`, `warn`, `escalate` or `deny`, with a reason id,
-//! a message and the full report as evidence.
+//! delta to one ACS-shaped verdict — its [`Ruling`] `allow`, `warn`, `escalate` or `deny`,
+//! with a reason id, a message and the full report as evidence.
+//!
+//! Words, as across callus: a *verdict* is a judgement of evidence after the fact (this one
+//! judges a run), and what it concludes is its *ruling*; a *decision* is only what the guard
+//! answers one tool call (`guard::Decision`). ACS names the ruling `decision`, so the JSON
+//! keeps that key.
 //!
 //! Pure: no I/O, so every row of the table is unit-tested. Candidate verdicts are collected
 //! in table order and the most restrictive wins (ties: the first). Only tooling failures — a
@@ -23,10 +28,11 @@ use super::observation::Observation;
 /// How many paths a one-line message names before "…".
 const MESSAGE_PATHS: usize = 5;
 
-/// An ACS decision, ordered from least to most restrictive.
+/// The ruling of a verdict (ACS calls it the verdict's `decision`), ordered from least to
+/// most restrictive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Decision {
+pub(crate) enum Ruling {
     /// Nothing wrong.
     Allow,
     /// Something a person should read; the run is not failed.
@@ -37,14 +43,14 @@ pub(crate) enum Decision {
     Deny,
 }
 
-impl Decision {
+impl Ruling {
     /// `allow`, `warn`, `escalate` or `deny`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Decision::Allow => "allow",
-            Decision::Warn => "warn",
-            Decision::Escalate => "escalate",
-            Decision::Deny => "deny",
+            Ruling::Allow => "allow",
+            Ruling::Warn => "warn",
+            Ruling::Escalate => "escalate",
+            Ruling::Deny => "deny",
         }
     }
 }
@@ -127,8 +133,9 @@ pub(crate) struct Report {
 /// The verdict: ACS shape (`decision`, `reason`, `message`, `evidence`), nothing else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Verdict {
-    /// The decision.
-    pub(crate) decision: Decision,
+    /// The ruling (`decision` in the ACS shape).
+    #[serde(rename = "decision")]
+    pub(crate) ruling: Ruling,
     /// A stable reason id, e.g. `scope:undeclared_write`.
     pub(crate) reason: String,
     /// One line for people.
@@ -138,7 +145,7 @@ pub(crate) struct Verdict {
 }
 
 struct Candidate {
-    decision: Decision,
+    ruling: Ruling,
     reason: &'static str,
     message: String,
     degraded: bool,
@@ -165,16 +172,16 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
         delta,
     } = inputs;
     let tooling = |reason, message: String| Candidate {
-        decision: match decl.fail_direction {
-            FailDirection::Open => Decision::Warn,
-            FailDirection::Closed => Decision::Deny,
+        ruling: match decl.fail_direction {
+            FailDirection::Open => Ruling::Warn,
+            FailDirection::Closed => Ruling::Deny,
         },
         reason,
         message,
         degraded: true,
     };
-    let fixed = |decision, reason, message: String| Candidate {
-        decision,
+    let fixed = |ruling, reason, message: String| Candidate {
+        ruling,
         reason,
         message,
         degraded: false,
@@ -215,7 +222,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     if !decl.declares_anything() && observation_error.is_none() {
         if changes.is_empty() {
             candidates.push(fixed(
-                Decision::Allow,
+                Ruling::Allow,
                 "scope:clean",
                 "Nothing changed.".to_string(),
             ));
@@ -229,8 +236,8 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
                 ),
             );
             c.degraded = false;
-            if c.decision == Decision::Warn {
-                c.decision = Decision::Escalate;
+            if c.ruling == Ruling::Warn {
+                c.ruling = Ruling::Escalate;
             }
             candidates.push(c);
         }
@@ -241,7 +248,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
         .collect();
     if !forbidden.is_empty() {
         candidates.push(fixed(
-            Decision::Deny,
+            Ruling::Deny,
             "scope:forbidden_path",
             format!(
                 "Touched {} forbidden path(s): {}",
@@ -259,7 +266,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     let deletes = undeclared(true);
     if !deletes.is_empty() {
         candidates.push(fixed(
-            Decision::Deny,
+            Ruling::Deny,
             "scope:undeclared_delete",
             format!(
                 "Deleted {} undeclared path(s): {}",
@@ -271,7 +278,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     let writes = undeclared(false);
     if !writes.is_empty() {
         candidates.push(fixed(
-            Decision::Deny,
+            Ruling::Deny,
             "scope:undeclared_write",
             format!(
                 "Wrote {} path(s) outside the declaration: {}",
@@ -282,7 +289,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     }
     if delta.count() > 0 {
         candidates.push(fixed(
-            Decision::Deny,
+            Ruling::Deny,
             "scope:new_errors",
             format!(
                 "{} new finding(s) absent from the pre-run baseline.",
@@ -310,7 +317,7 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     }
     if candidates.is_empty() {
         candidates.push(fixed(
-            Decision::Allow,
+            Ruling::Allow,
             "scope:clean",
             format!(
                 "{} file(s) changed, all inside the declaration; no new findings.",
@@ -322,10 +329,10 @@ pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     let degraded = candidates.iter().any(|c| c.degraded);
     let winner = candidates
         .into_iter()
-        .reduce(|best, c| if c.decision > best.decision { c } else { best })
+        .reduce(|best, c| if c.ruling > best.ruling { c } else { best })
         .expect("at least one candidate");
     Verdict {
-        decision: winner.decision,
+        ruling: winner.ruling,
         reason: winner.reason.to_string(),
         message: winner.message,
         evidence: Report {
@@ -443,8 +450,8 @@ mod tests {
             vec![change("docs/a.md", Kind::Create)],
         );
         assert_eq!(
-            (v.decision, v.reason.as_str()),
-            (Decision::Allow, "scope:clean")
+            (v.ruling, v.reason.as_str()),
+            (Ruling::Allow, "scope:clean")
         );
         assert_eq!(v.evidence.counts.permitted, 1);
     }
@@ -455,7 +462,7 @@ mod tests {
             &json!({"create": ["docs/a.md"]}),
             vec![change("src/x.py", Kind::Create)],
         );
-        assert_eq!(v.decision, Decision::Deny);
+        assert_eq!(v.ruling, Ruling::Deny);
         assert_eq!(v.reason, "scope:undeclared_write");
         assert!(v.message.contains("src/x.py"));
     }
@@ -484,12 +491,12 @@ mod tests {
         let d = json!({"forbid": [".claude/**"]});
         let v = verdict(&d, vec![change("x", Kind::Create)]);
         assert_eq!(
-            (v.decision, v.reason.as_str()),
-            (Decision::Escalate, "scope:no_declaration")
+            (v.ruling, v.reason.as_str()),
+            (Ruling::Escalate, "scope:no_declaration")
         );
-        assert_eq!(verdict(&d, vec![]).decision, Decision::Allow);
+        assert_eq!(verdict(&d, vec![]).ruling, Ruling::Allow);
         let v = verdict(&d, vec![change(".claude/settings.json", Kind::Modify)]);
-        assert_eq!(v.decision, Decision::Deny);
+        assert_eq!(v.ruling, Ruling::Deny);
         assert_eq!(
             v.evidence.all_reasons,
             vec!["scope:no_declaration", "scope:forbidden_path"]
@@ -503,8 +510,8 @@ mod tests {
         delta.new.insert("lint".into(), parse_output("a:1: E1 x"));
         let v = judge_with(&d, vec![], delta);
         assert_eq!(
-            (v.decision, v.reason.as_str()),
-            (Decision::Deny, "scope:new_errors")
+            (v.ruling, v.reason.as_str()),
+            (Ruling::Deny, "scope:new_errors")
         );
 
         let mut delta = Delta::default();
@@ -513,10 +520,10 @@ mod tests {
             why: "post-run check failed: x".into(),
         });
         let v = judge_with(&d, vec![], delta.clone());
-        assert_eq!(v.decision, Decision::Warn);
+        assert_eq!(v.ruling, Ruling::Warn);
         assert!(v.evidence.degraded);
         let closed = decl(&json!({"create": ["a"], "fail_direction": "closed"}));
-        assert_eq!(judge_with(&closed, vec![], delta).decision, Decision::Deny);
+        assert_eq!(judge_with(&closed, vec![], delta).ruling, Ruling::Deny);
     }
 
     #[test]
@@ -529,8 +536,8 @@ mod tests {
             delta: Delta::default(),
         });
         assert_eq!(
-            (v.decision, v.reason.as_str()),
-            (Decision::Warn, "scope:observation_failed")
+            (v.ruling, v.reason.as_str()),
+            (Ruling::Warn, "scope:observation_failed")
         );
         assert!(v.evidence.degraded);
     }
@@ -538,15 +545,15 @@ mod tests {
     #[test]
     fn unfulfilled_only_enforced_when_strict_and_ignores_wildcards() {
         let v = verdict(&json!({"create": ["docs/a.md", "src/*.rs"]}), vec![]);
-        assert_eq!(v.decision, Decision::Allow);
+        assert_eq!(v.ruling, Ruling::Allow);
         assert_eq!(v.evidence.unfulfilled.len(), 1);
         let v = verdict(
             &json!({"create": ["docs/a.md", "src/*.rs"], "strict_unfulfilled": true}),
             vec![],
         );
         assert_eq!(
-            (v.decision, v.reason.as_str()),
-            (Decision::Warn, "scope:declared_but_unwritten")
+            (v.ruling, v.reason.as_str()),
+            (Ruling::Warn, "scope:declared_but_unwritten")
         );
     }
 

@@ -95,7 +95,6 @@ pub(crate) use effects::{pipelines, segment_writes, write_targets};
 pub(crate) use normalise::is_assignment;
 #[cfg(test)]
 pub(crate) use quote::quote;
-pub(crate) use quote::quote_word;
 pub(crate) use shape::{MULTIPLEXERS, shape};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up

@@ -24,10 +24,10 @@ use serde_json::{Map, Value, json};
 
 use super::{Sink, banner, timestamp_ms};
 use crate::Result;
+use crate::host::call::{argv_text, command_text, is_shell};
 use crate::record::classify::{self, Status};
 use crate::record::rollout_tail::{duration_ms, output_exit};
 use crate::record::rows::{Call, Session, value_text};
-use crate::record::summary::argv_command;
 
 /// What the rollout says about one call, gathered across its records.
 #[derive(Default)]
@@ -217,7 +217,7 @@ fn response_item(st: &mut State, p: &Value, ts: Option<i64>) {
             let command = action
                 .get("command")
                 .and_then(Value::as_array)
-                .and_then(|a| argv_command(a))
+                .and_then(|a| argv_text(a))
                 .map(std::borrow::Cow::into_owned);
             let call = entry(st, &id);
             call.tool = "Bash".to_string();
@@ -345,12 +345,8 @@ fn prompt(st: &mut State, ts: Option<i64>) {
 /// The hook-side tool name and input of a function call.
 fn tool_input(name: &str, args: &Value) -> (String, Value) {
     match name {
-        "shell" | "exec_command" | "shell_command" | "local_shell" | "container.exec" => {
-            let command = match args.get("command").or_else(|| args.get("cmd")) {
-                Some(Value::Array(words)) => argv_command(words).map(std::borrow::Cow::into_owned),
-                Some(Value::String(s)) => Some(s.clone()),
-                _ => None,
-            };
+        _ if is_shell(name) => {
+            let command = command_text(args).map(std::borrow::Cow::into_owned);
             let mut input = json!({ "command": command });
             // The time limit the call gave the shell tool: a timeout is read against it.
             if let Some(ms) = args.get("timeout_ms") {
