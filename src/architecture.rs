@@ -3,8 +3,9 @@
 //! This test-only module reads every source file under `src/`, collects the crate paths each
 //! one names outside its test module and its comments (`use crate::…`, `crate::…::f()`,
 //! `super::…`), and fails when a module names a module of its own rank or above, or when two
-//! files name each other. The ranks are the picture in `docs/architecture.md`; a module
-//! added without a rank fails the test too, so the picture cannot go stale.
+//! files name each other, or when a stage (anything but `app`, `main` and `cli`) names
+//! `crate::cli`. The ranks are the picture in `docs/architecture.md`; a module added without
+//! a rank fails the test too, so the picture cannot go stale.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -28,22 +29,26 @@ const RANKS: &[(&str, u8)] = &[
     ("recuse", 5),
     ("guard", 6),
     ("record", 6),
+    // the commands' stages: each takes its own plain request, none reads clap
+    ("sync", 7),
+    ("install", 7),
+    ("derive", 8),
+    ("scope", 8),
+    ("session", 8),
+    ("prune", 9),
+    ("report", 10),
+    ("doctor", 10),
+    ("demo", 10),
     // the clap types: only the command layer reads them
-    ("cli", 7),
-    // the command layer
-    ("sync", 8),
-    ("install", 8),
-    ("derive", 9),
-    ("scope", 9),
-    ("session", 9),
-    ("prune", 10),
-    ("report", 11),
-    ("doctor", 11),
-    ("demo", 11),
+    ("cli", 11),
+    // the command layer: clap arguments turned into each stage's request
     ("app", 12),
     // what the integration tests and fuzz targets reach
     ("testing", 13),
 ];
+
+/// The modules that may name `crate::cli`: the command layer, the binary and `cli` itself.
+const READS_CLI: &[&str] = &["app", "main", "cli"];
 
 /// Imports allowed to run against the ranks, each with its reason. Keep at most two.
 const EXCEPTIONS: &[(&str, &str, &str)] = &[];
@@ -278,6 +283,27 @@ fn imports_run_down_the_layers() {
         up.is_empty(),
         "imports that run up the layers:\n{}",
         up.join("\n")
+    );
+}
+
+#[test]
+fn no_stage_reads_the_command_line() {
+    let g = graph();
+    let cli = vec!["cli".to_string()];
+    let readers: Vec<String> = g
+        .edges
+        .iter()
+        .filter(|(from, tos)| {
+            from.first()
+                .is_some_and(|top| !READS_CLI.contains(&top.as_str()))
+                && tos.contains(&cli)
+        })
+        .map(|(from, _)| from.join("::"))
+        .collect();
+    assert!(
+        readers.is_empty(),
+        "stages that read the cli module (turn clap's arguments into a request in app/):\n{}",
+        readers.join("\n")
     );
 }
 

@@ -12,14 +12,13 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::cli::DemoArgs;
 use crate::{Error, Exit, Result};
 
 /// The bundled trace: callusguard's JSONL format, `ts` given as hours before now.
 const TRACE: &str = include_str!("demo_trace.jsonl");
 
-/// Run the demo.
-pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
+/// Run the demo; `keep` leaves the temporary directory in place (`--keep`).
+pub(crate) fn run(keep: bool) -> Result<Exit> {
     let dir = tempfile::Builder::new()
         .prefix("callus-demo-")
         .tempdir()
@@ -133,7 +132,7 @@ pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
     demo.show(&["scope", "verify", "--run-id", "demo"], None)?;
 
     stage("Done.");
-    if args.keep {
+    if keep {
         let kept = dir.keep();
         println!("kept the demo home at {}", kept.display());
     }

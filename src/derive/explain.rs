@@ -17,7 +17,6 @@ use super::contrast::{
     UNLESS_SUCCESS_SHARE,
 };
 use super::{Derivation, Derived, Options};
-use crate::cli::DeriveArgs;
 use crate::config::Home;
 use crate::output::{print_json, table};
 use crate::redact::redact_capped;
@@ -38,12 +37,12 @@ const CELL_CHARS: usize = 100;
 pub(crate) fn run(
     home: &Home,
     evidence: &crate::sync::Evidence,
-    args: &DeriveArgs,
+    args: &super::Request,
     id: &str,
     json: bool,
     out: Option<&std::path::Path>,
 ) -> Result<Exit> {
-    let mut options = Options::from_args(args)?;
+    let mut options = Options::from_request(args)?;
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());

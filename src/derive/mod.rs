@@ -48,10 +48,10 @@ mod tool_causes;
 mod tool_verdict;
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-use crate::cli::{DeriveArgs, DeriveCommand};
 use crate::config::Home;
 use crate::rules::backtest::{self, Backtest, Scan, Target};
 use crate::rules::layers::LayerPaths;
@@ -108,8 +108,8 @@ impl Options {
         }
     }
 
-    /// Options from the command line, with the window resolved against now.
-    pub(crate) fn from_args(args: &DeriveArgs) -> Result<Self> {
+    /// Options from a request, with the window resolved against now.
+    pub(crate) fn from_request(args: &Request) -> Result<Self> {
         let window = Window::parse(&args.since, args.until.as_deref(), crate::store::now_ms())?;
         let Options { mut excluded, .. } = Options::new(window);
         for t in &args.exclude_tool {
@@ -650,14 +650,57 @@ impl Derived {
     }
 }
 
-/// `callus derive` and `callus derive explain ID`.
-pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
+/// What `callus derive` was asked for: its window and thresholds, where its evidence is,
+/// where its candidates go.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The window's start (`--since`: a date or a duration back from `until`).
+    pub since: String,
+    /// The window's end (`--until`), exclusive; default now.
+    pub until: Option<String>,
+    /// Fewest failures in a cluster for a candidate (`--min-count`, at least 1).
+    pub min_count: u64,
+    /// Fewest attempts for a rate-based tier (`--min-attempts`).
+    pub min_attempts: u64,
+    /// Keep anecdotal clusters (`--keep-anecdotal`).
+    pub keep_anecdotal: bool,
+    /// Tools excluded beyond the defaults (`--exclude-tool`, globs).
+    pub exclude_tool: Vec<String>,
+    /// Tools put back from the defaults (`--include-tool`).
+    pub include_tool: Vec<String>,
+    /// Print the candidates document as JSON (`--json`).
+    pub json: bool,
+    /// Write the candidates there instead of `$CALLUS_HOME` (`--out FILE`).
+    pub out: Option<PathBuf>,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+}
+
+/// What `callus derive explain ID` was asked for, beside the derive request whose window
+/// and thresholds it replays.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExplainRequest {
+    /// The candidate or cluster id.
+    pub id: String,
+    /// Print the explanation as JSON (`--json`).
+    pub json: bool,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+    /// The candidates file the id was written to (`--out FILE`).
+    pub out: Option<PathBuf>,
+}
+
+/// `callus derive explain ID`.
+pub(crate) fn explain(home: &Home, args: &Request, req: &ExplainRequest) -> Result<Exit> {
     crate::record::outcome::check_settings(home)?;
-    if let Some(DeriveCommand::Explain { id, json, db, out }) = &args.command {
-        let evidence = crate::sync::evidence(db.as_deref(), home)?;
-        return explain::run(home, &evidence, args, id, *json, out.as_deref());
-    }
-    let mut options = Options::from_args(args)?;
+    let evidence = crate::sync::evidence(req.db.as_deref(), home)?;
+    explain::run(home, &evidence, args, &req.id, req.json, req.out.as_deref())
+}
+
+/// `callus derive`.
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
+    crate::record::outcome::check_settings(home)?;
+    let mut options = Options::from_request(args)?;
     let cwd = std::env::current_dir().ok();
     options.reviewed = reviewed::load(&LayerPaths::resolve(home, cwd.as_deref()));
     // The window goes to the team store too: only its rows travel.

@@ -20,7 +20,6 @@ use std::fmt::Write as _;
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::cli::ReportArgs;
 use crate::config::Home;
 use crate::prune::effect::{self, Effect, Span};
 use crate::rules::backtest::{History, Scan, load_scan, matching_in};
@@ -119,9 +118,24 @@ pub(crate) struct Report {
     pub caveat: &'static str,
 }
 
+/// What `callus report` was asked for: its period, where its evidence is, how to print it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The period's start (`--since`: a date or a duration back from `until`).
+    pub since: Option<String>,
+    /// The period's end (`--until`), exclusive.
+    pub until: Option<String>,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+    /// Write one self-contained HTML page there (`--html FILE`).
+    pub html: Option<std::path::PathBuf>,
+    /// Print the report as JSON (`--json`).
+    pub json: bool,
+}
+
 /// What the report reads of a team store: its period (`--since` absent: from the first call
 /// on, so everything up to `--until`). The period is resolved again on the copy, the same way.
-fn team_scope(args: &ReportArgs) -> Result<crate::sync::Scope> {
+fn team_scope(args: &Request) -> Result<crate::sync::Scope> {
     let w = Window::resolve(
         args.since.as_deref(),
         args.until.as_deref(),
@@ -139,7 +153,7 @@ fn team_scope(args: &ReportArgs) -> Result<crate::sync::Scope> {
 }
 
 /// `callus report [--since] [--until] [--json | --html FILE]`.
-pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &team_scope(args)?)?;

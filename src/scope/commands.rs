@@ -7,18 +7,17 @@
 
 use serde_json::json;
 
-use super::declare::Declaration;
+use super::declare::{Declaration, DeclareRequest};
 use super::state::Run;
 use super::verdict::Decision;
 use super::{EXIT_OK, EXIT_VIOLATION, render, verify};
 use crate::Result;
-use crate::cli::ScopeDeclareArgs;
 use crate::config::Home;
 use crate::output::{print_json, table};
 
 /// `callus scope declare`.
-pub(crate) fn declare(args: &ScopeDeclareArgs, home: &Home) -> Result<u8> {
-    let decl = Declaration::from_args(args)?;
+pub(crate) fn declare(args: &DeclareRequest, home: &Home) -> Result<u8> {
+    let decl = Declaration::from_request(args)?;
     let baseline = verify::take_baseline(&decl, home)?;
     let run = Run::create(home, &decl.run_id)?;
     run.save_baseline(&baseline)?;

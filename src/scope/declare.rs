@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::glob::Glob;
-use crate::cli::ScopeDeclareArgs;
 use crate::{Error, Result};
 
 /// Directories (and files) skipped by the fingerprint unless the declaration says otherwise:
@@ -151,9 +150,31 @@ pub(crate) struct Permit {
     pub(crate) why: String,
 }
 
+/// What `callus scope declare` was given: the run, its root, its globs and checks as flags,
+/// or a declaration file (`-` for stdin) that must then hold them all.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeclareRequest {
+    /// The run's id.
+    pub run_id: String,
+    /// The tree the run works in (`--root`; default: the repository around the cwd).
+    pub root: Option<std::path::PathBuf>,
+    /// Globs the run may create.
+    pub create: Vec<String>,
+    /// Globs the run may modify.
+    pub modify: Vec<String>,
+    /// Globs the run may delete.
+    pub delete: Vec<String>,
+    /// Globs the run must never touch.
+    pub forbid: Vec<String>,
+    /// Project checks, `NAME=COMMAND`.
+    pub check: Vec<String>,
+    /// A declaration file instead of the flags (`--from FILE`, `-` for stdin).
+    pub from: Option<std::path::PathBuf>,
+}
+
 impl Declaration {
-    /// Build a declaration from the `declare` command line (flags, or `--from FILE`).
-    pub(crate) fn from_args(args: &ScopeDeclareArgs) -> Result<Declaration> {
+    /// Build a declaration from the `declare` request (flags, or `--from FILE`).
+    pub(crate) fn from_request(args: &DeclareRequest) -> Result<Declaration> {
         if let Some(file) = &args.from {
             let flags = [
                 (!args.create.is_empty(), "--create"),
