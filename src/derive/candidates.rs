@@ -25,6 +25,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
+use super::candidate::{
+    AlreadyPromoted, BacktestMeta, Candidate, ContrastMeta, Document, Dropped, EnvironmentEntry,
+    Examples, FoldedCluster, Generated, Meta, NotRule, WindowSpan,
+};
 use super::cluster::{Cluster, Kind};
 use super::{Derivation, Derived};
 use crate::redact::redact_capped;
@@ -38,13 +42,16 @@ use crate::{Error, Result};
 pub(crate) const CAVEAT: &str = "Rates are observational: they count whatever traffic happened to run in the window, \
 not a controlled re-run. Treat each tier as a prior, not a proof.";
 
-/// Meta keys derive writes; any other meta key is a human's and survives a merge.
-const DERIVED_META: &[&str] = &[
+/// Meta keys derive writes; any other meta key is a human's and survives a merge. The
+/// fields of [`Meta`] (tested in `candidate`).
+pub(super) const DERIVED_META: &[&str] = &[
     "why",
     "added",
     "telemetry_ref",
     "kind",
     "fail_count",
+    "cluster_fail_count",
+    "masked_count",
     "error_signature",
     "distinct_signatures",
     "command_shape",
@@ -74,44 +81,37 @@ const DERIVED_META: &[&str] = &[
 const SAMPLE_CHARS: usize = 300;
 
 /// The rule as the backtest runs it: id, tool and what it matches.
-pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<String, Value> {
-    let mut r = Map::new();
-    r.insert("id".into(), json!(cluster.id()));
-    r.insert("tool".into(), json!(cluster.group.glob));
-    if let Some(m) = p.match_mode {
-        r.insert("match".into(), json!(m));
-        r.insert("field".into(), json!("command"));
+pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Candidate {
+    let (match_mode, field) = if let Some(m) = p.match_mode {
+        (Some(m), Some("command".to_string()))
     } else if let Some(u) = &p.field_unless {
-        r.insert("field".into(), json!(u.field));
-    } else if let Some(f) = p.field {
-        r.insert("field".into(), json!(f));
-    }
-    if !p.any.is_empty() {
-        r.insert("any".into(), json!(p.any));
-    }
-    if !p.unless.is_empty() {
-        r.insert("unless".into(), json!(p.unless));
-    }
-    if let Some(f) = p.flags {
-        r.insert("flags".into(), json!(f));
-    }
-    if let Some(w) = &p.when {
-        r.insert("when".into(), w.clone());
-    }
-    r.insert(
-        "severity".into(),
-        json!(if cluster.kind == Kind::ToolWide {
+        (None, Some(u.field.clone()))
+    } else {
+        (None, p.field.map(str::to_string))
+    };
+    Candidate {
+        id: cluster.id(),
+        tool: cluster.group.glob.clone(),
+        match_mode,
+        field,
+        any: p.any.clone(),
+        unless: p.unless.clone(),
+        flags: p.flags,
+        when: p.when.clone(),
+        severity: if cluster.kind == Kind::ToolWide {
             60
         } else {
             40
-        }),
-    );
-    r.insert("action".into(), json!("monitor"));
-    r
+        },
+        action: "monitor",
+        message: None,
+        meta: None,
+        examples: None,
+    }
 }
 
 /// The full candidate: the skeleton plus message, meta and examples.
-pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
+pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Candidate {
     let clusters: Vec<&Cluster> = d.clusters.iter().map(|&i| &dv.clusters[i]).collect();
     let primary = clusters[0];
     let latest = &dv.failures[*primary.failures.last().expect("a cluster has a failure")];
@@ -169,113 +169,72 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
         .collect();
     sources.sort_unstable();
     sources.dedup();
-    let mut meta = Map::new();
-    meta.insert(
-        "why".into(),
-        json!(format!(
-            "{fail_count} recorded failures in {days}d; auto-surfaced by callus derive."
-        )),
-    );
-    meta.insert("added".into(), json!(date(crate::store::now_ms())));
-    meta.insert(
-        "telemetry_ref".into(),
-        json!(format!("callus:{}", sources.join("+"))),
-    );
-    meta.insert("kind".into(), json!(d.proposal.kind));
-    meta.insert("fail_count".into(), json!(fail_count));
-    meta.insert("cluster_fail_count".into(), json!(cluster_fails));
-    meta.insert("masked_count".into(), json!(d.backtest.masked));
-    if primary.kind == Kind::ToolWide && primary.signature.is_empty() {
-        meta.insert(
-            "distinct_signatures".into(),
-            json!(primary.signatures.len()),
-        );
-    } else {
-        meta.insert("error_signature".into(), json!(primary.signature));
-    }
-    meta.insert("command_shape".into(), json!(primary.shape));
-    meta.insert(
-        "sample_command".into(),
-        json!(redact_capped(&latest.command, SAMPLE_CHARS)),
-    );
-    meta.insert("sample_error".into(), json!(sample_error));
     let (first, last) = span(dv, &clusters);
-    meta.insert("first_seen".into(), json!(iso(first)));
-    meta.insert("last_seen".into(), json!(iso(last)));
-    meta.insert("tier".into(), json!(d.tier.label()));
-    meta.insert("tier_basis".into(), json!(basis));
-    meta.insert("attempt_count".into(), json!(d.attempts));
-    // The spread the tier was capped by (see `tier::capped_by_spread`), so `guard check`
-    // grades it the same way.
-    if d.attempts.is_some() {
-        meta.insert("failure_sessions".into(), json!(d.backtest.sessions));
-        meta.insert("failure_days".into(), json!(d.backtest.days));
-    }
+    let tool_wide_unsigned = primary.kind == Kind::ToolWide && primary.signature.is_empty();
     // The threshold the tier was graded with, so `guard check` grades it the same way.
     let floor = super::attempt_floor(&dv.options, &d.proposal);
-    if floor != tier::MIN_ATTEMPTS {
-        meta.insert("min_attempts".into(), json!(floor));
-    }
-    if d.proposal.threshold_learned() {
-        meta.insert("threshold_learned".into(), json!(true));
-    }
-    meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
-    meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
-    meta.insert(
-        "backtest".into(),
-        backtest_meta(&d.backtest, &scope(primary, d.proposal.literal.as_deref())),
-    );
-    if let Some(stats) = dv.shapes.get(&primary.shape)
-        && matches!(primary.kind, Kind::Program { .. })
-    {
-        meta.insert("shape_attempts".into(), json!(stats.attempts));
-    }
-    if let Some(k) = d
-        .contrast
-        .as_ref()
-        .filter(|k| k.successes >= super::contrast::MIN_SUCCESSES)
-    {
-        meta.insert(
-            "contrast".into(),
-            json!({
-                "successes": k.successes,
-                "failures": k.failures,
-                "unless": k.unless,
-                "narrow": k.narrow,
+    let meta = Meta {
+        why: format!("{fail_count} recorded failures in {days}d; auto-surfaced by callus derive."),
+        added: date(crate::store::now_ms()),
+        telemetry_ref: format!("callus:{}", sources.join("+")),
+        kind: d.proposal.kind,
+        fail_count,
+        cluster_fail_count: cluster_fails,
+        masked_count: d.backtest.masked,
+        distinct_signatures: tool_wide_unsigned.then_some(primary.signatures.len()),
+        error_signature: (!tool_wide_unsigned).then(|| primary.signature.clone()),
+        command_shape: primary.shape.clone(),
+        sample_command: redact_capped(&latest.command, SAMPLE_CHARS),
+        sample_error,
+        first_seen: iso(first),
+        last_seen: iso(last),
+        tier: d.tier.label(),
+        tier_basis: basis,
+        attempt_count: d.attempts,
+        // The spread the tier was capped by (see `tier::capped_by_spread`), so `guard check`
+        // grades it the same way.
+        failure_sessions: d.attempts.map(|_| d.backtest.sessions),
+        failure_days: d.attempts.map(|_| d.backtest.days),
+        min_attempts: (floor != tier::MIN_ATTEMPTS).then_some(floor),
+        threshold_learned: d.proposal.threshold_learned().then_some(true),
+        fail_rate: d.rate.map(round4),
+        action_ceiling: ceiling.as_str(),
+        backtest: backtest_meta(&d.backtest, &scope(primary, d.proposal.literal.as_deref())),
+        shape_attempts: dv
+            .shapes
+            .get(&primary.shape)
+            .filter(|_| matches!(primary.kind, Kind::Program { .. }))
+            .map(|stats| stats.attempts),
+        contrast: d
+            .contrast
+            .as_ref()
+            .filter(|k| k.successes >= super::contrast::MIN_SUCCESSES)
+            .map(|k| ContrastMeta {
+                successes: k.successes,
+                failures: k.failures,
+                unless: k.unless.clone(),
+                narrow: k.narrow.clone(),
             }),
-        );
+        field_contrast: d.proposal.field_unless.clone(),
+        crossfire_note: crossfire_note(d, dv.options.min_attempts),
+        clusters: (clusters.len() > 1).then(|| {
+            clusters
+                .iter()
+                .map(|c| FoldedCluster {
+                    id: c.id(),
+                    signature: c.signature.clone(),
+                    fail_count: c.count(),
+                })
+                .collect()
+        }),
+        window: WindowSpan::from(dv.options.window),
+    };
+    Candidate {
+        message: Some(message),
+        meta: Some(meta),
+        examples: examples(dv, d, primary, rule),
+        ..skeleton(primary, &d.proposal)
     }
-    if let Some(u) = &d.proposal.field_unless {
-        meta.insert("field_contrast".into(), json!(u));
-    }
-    if let Some(note) = crossfire_note(d, dv.options.min_attempts) {
-        meta.insert("crossfire_note".into(), json!(note));
-    }
-    if clusters.len() > 1 {
-        meta.insert(
-            "clusters".into(),
-            Value::Array(
-                clusters
-                    .iter()
-                    .map(|c| json!({"id": c.id(), "signature": c.signature, "fail_count": c.count()}))
-                    .collect(),
-            ),
-        );
-    }
-    meta.insert("window".into(), dv.options.window.to_json());
-    let mut out = Map::new();
-    for (k, v) in skeleton(primary, &d.proposal) {
-        let is_action = k == "action";
-        out.insert(k, v);
-        if is_action {
-            out.insert("message".into(), json!(message));
-        }
-    }
-    out.insert("meta".into(), Value::Object(meta));
-    if let Some(ex) = examples(dv, d, primary, rule) {
-        out.insert("examples".into(), ex);
-    }
-    Value::Object(out)
 }
 
 /// "Bash" or "Bash poll-loop" etc. for the message.
@@ -298,17 +257,17 @@ fn span(dv: &Derivation, clusters: &[&Cluster]) -> (i64, i64) {
 }
 
 /// The backtest as stored in `meta.backtest`, with the scope it ran over.
-fn backtest_meta(b: &Backtest, scope: &str) -> Value {
-    json!({
-        "matched": b.matched,
-        "failures": b.failures,
-        "fail_rate": b.fail_rate(),
-        "crossfire": b.crossfire,
-        "sessions": b.sessions,
-        "first_seen": b.first_seen.map(iso),
-        "last_seen": b.last_seen.map(iso),
-        "scope": scope,
-    })
+fn backtest_meta(b: &Backtest, scope: &str) -> BacktestMeta {
+    BacktestMeta {
+        matched: b.matched,
+        failures: b.failures,
+        fail_rate: b.fail_rate(),
+        crossfire: b.crossfire,
+        sessions: b.sessions,
+        first_seen: b.first_seen.map(iso),
+        last_seen: b.last_seen.map(iso),
+        scope: scope.to_string(),
+    }
 }
 
 /// Which calls the backtest ran over (stored with the evidence): the honesty note that the
@@ -371,7 +330,7 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
 
 /// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the
 /// contrast exempts. Each is re-checked on the redacted text exactly as `guard check` will.
-fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Value> {
+fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Examples> {
     if d.proposal.any.is_empty() {
         return None;
     }
@@ -397,92 +356,102 @@ fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Opt
     if should_fire.is_empty() && should_not_fire.is_empty() {
         return None;
     }
-    let mut ex = Map::new();
-    if !should_fire.is_empty() {
-        ex.insert("should_fire".into(), json!(should_fire));
-    }
-    if !should_not_fire.is_empty() {
-        ex.insert("should_not_fire".into(), json!(should_not_fire));
-    }
-    Some(Value::Object(ex))
+    Some(Examples {
+        should_fire,
+        should_not_fire,
+    })
 }
 
 /// One withheld (anecdotal) cluster as listed in `dropped_anecdotal`.
-pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Value {
+pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Dropped {
     let c = &dv.clusters[d.clusters[0]];
     let shape = if c.kind == Kind::ToolWide {
         "(tool-wide)".to_string()
     } else {
         c.shape.clone()
     };
-    json!({
-        "tool": c.group.glob,
-        "shape": shape,
-        "id": d.id(),
-        "fail_count": d.fail_count(&dv.clusters),
-        "pattern": d.proposal.any.first(),
-        "tier": d.tier.label(),
-        "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
-        "attempt_count": d.attempts,
-        "fail_rate": d.rate.map(round4),
-        "action_ceiling": d.tier.ceiling().as_str(),
-    })
+    Dropped {
+        tool: c.group.glob.clone(),
+        shape,
+        id: d.id().to_string(),
+        fail_count: d.fail_count(&dv.clusters),
+        pattern: d.proposal.any.first().cloned(),
+        tier: d.tier.label(),
+        tier_basis: tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
+        attempt_count: d.attempts,
+        fail_rate: d.rate.map(round4),
+        action_ceiling: d.tier.ceiling().as_str(),
+    }
 }
 
 /// One recurring cluster the outcome model judged no rule (`generated.not_rules`).
-pub(crate) fn not_rule_entry(dv: &Derivation, d: &Derived, kind: super::FindingKind) -> Value {
+pub(crate) fn not_rule_entry(dv: &Derivation, d: &Derived, kind: super::FindingKind) -> NotRule {
     let c = &dv.clusters[d.clusters[0]];
-    json!({
-        "id": d.id(),
-        "tool": c.group.glob,
-        "shape": c.shape,
-        "finding": kind.label(),
-        "why": kind.why(),
-        "error_signature": c.signature,
-        "fail_count": d.fail_count(&dv.clusters),
-        "matched": d.backtest.matched,
-        "matched_failures": d.backtest.failures,
-        "sessions": d.backtest.sessions,
-    })
+    NotRule {
+        id: d.id().to_string(),
+        tool: c.group.glob.clone(),
+        shape: c.shape.clone(),
+        finding: kind.label(),
+        why: kind.why(),
+        error_signature: c.signature.clone(),
+        fail_count: d.fail_count(&dv.clusters),
+        matched: d.backtest.matched,
+        matched_failures: d.backtest.failures,
+        sessions: d.backtest.sessions,
+    }
 }
 
 /// The candidate document of a derivation.
-pub(crate) fn document(dv: &Derivation) -> Value {
+pub(crate) fn document(dv: &Derivation) -> Document {
     let o = &dv.options;
     let days = o.window.days();
-    json!({
-        "ruleset": "derived-candidates",
-        "bias": "fail-open",
-        "description": format!(
+    Document {
+        ruleset: "derived-candidates",
+        bias: "fail-open",
+        description: format!(
             "Auto-derived candidate rules from the callus store ({} clusters, >= {} fails in {days}d, >= {} attempts). \
              All action=monitor (log-only). Review, refine the regex + message, then promote — no further than each rule's meta.action_ceiling.",
-            dv.candidates.len(), o.min_count, o.min_attempts
+            dv.candidates.len(),
+            o.min_count,
+            o.min_attempts
         ),
-        "rules": dv.candidates.iter().map(|d| d.rule.clone()).collect::<Vec<_>>(),
-        "dropped_anecdotal": dv.withheld.iter().map(|d| dropped_entry(dv, d)).collect::<Vec<_>>(),
-        "generated": {
-            "at": iso(crate::store::now_ms()),
-            "by": concat!("callus derive ", env!("CARGO_PKG_VERSION")),
-            "min_count": o.min_count,
-            "min_attempts": o.min_attempts,
-            "keep_anecdotal": o.keep_anecdotal,
-            "excluded_tools": o.excluded,
-            "already_promoted": dv.promoted.iter().map(|(d, layer)| json!({
-                "id": d.id(),
-                "layer": layer,
-                "fail_count": d.fail_count(&dv.clusters),
-            })).collect::<Vec<_>>(),
-            "not_rules": dv.not_rules.iter().map(|(d, k)| not_rule_entry(dv, d, *k)).collect::<Vec<_>>(),
-            "environment": dv.environment.iter().map(|f| json!({
-                "kind": f.kind,
-                "calls": f.calls,
-                "programs": f.programs,
-                "sessions": f.sessions,
-            })).collect::<Vec<_>>(),
+        rules: dv.candidates.iter().map(|d| d.rule.clone()).collect(),
+        dropped_anecdotal: dv.withheld.iter().map(|d| dropped_entry(dv, d)).collect(),
+        generated: Generated {
+            at: iso(crate::store::now_ms()),
+            by: concat!("callus derive ", env!("CARGO_PKG_VERSION")),
+            min_count: o.min_count,
+            min_attempts: o.min_attempts,
+            keep_anecdotal: o.keep_anecdotal,
+            excluded_tools: o.excluded.clone(),
+            already_promoted: dv
+                .promoted
+                .iter()
+                .map(|(d, layer)| AlreadyPromoted {
+                    id: d.id().to_string(),
+                    layer: layer.clone(),
+                    fail_count: d.fail_count(&dv.clusters),
+                })
+                .collect(),
+            not_rules: dv
+                .not_rules
+                .iter()
+                .map(|(d, k)| not_rule_entry(dv, d, *k))
+                .collect(),
+            environment: dv
+                .environment
+                .iter()
+                .map(|f| EnvironmentEntry {
+                    kind: f.kind,
+                    calls: f.calls,
+                    programs: f.programs,
+                    sessions: f.sessions,
+                })
+                .collect(),
         },
-        "window": o.window.to_json(),
-        "caveat": CAVEAT,
-    })
+        window: WindowSpan::from(o.window),
+        caveat: CAVEAT,
+    }
 }
 
 /// What a merge did.
@@ -753,6 +722,27 @@ mod tests {
         assert_eq!(psql["meta"]["fail_count"], 9);
         assert_eq!(rules[1]["id"], "derived-bash-old-bbbb");
         assert_eq!(rules[2]["id"], "derived-bash-new-dddd");
+    }
+
+    /// Every count derive writes is replaced by the new run's: `cluster_fail_count` and
+    /// `masked_count` were missing from the list of derive's own keys, so an update kept the
+    /// first run's stale numbers as if a human had written them.
+    #[test]
+    fn merge_replaces_every_count_derive_writes() {
+        let old = doc(json!([
+            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor",
+             "meta": {"fail_count": 3, "cluster_fail_count": 3, "masked_count": 1, "note": "kai"}}
+        ]));
+        let new = doc(json!([
+            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor",
+             "meta": {"fail_count": 9, "cluster_fail_count": 12, "masked_count": 0}}
+        ]));
+        let w = merge(Some(&old), &new, "f", &BTreeMap::new()).unwrap();
+        let meta = &w.document["rules"][0]["meta"];
+        assert_eq!(meta["fail_count"], 9);
+        assert_eq!(meta["cluster_fail_count"], 12);
+        assert_eq!(meta["masked_count"], 0);
+        assert_eq!(meta["note"], "kai");
     }
 
     #[test]

@@ -217,7 +217,8 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
             json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)})
         })
         .collect();
-    let mut backtest = d.rule["meta"]["backtest"].clone();
+    let meta = d.rule.meta.as_ref();
+    let mut backtest = serde_json::to_value(meta.map(|m| &m.backtest)).unwrap_or_default();
     backtest["crossfire_samples"] = json!(crossfire);
     json!({
         "id": d.id(),
@@ -228,12 +229,12 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "window": dv.options.window.to_json(),
         "kind": d.proposal.kind,
         "rule": {
-            "tool": d.rule["tool"],
-            "field": d.rule.get("field"),
-            "match": d.rule.get("match"),
-            "any": d.rule.get("any"),
-            "unless": d.rule.get("unless"),
-            "flags": d.rule.get("flags"),
+            "tool": d.rule.tool,
+            "field": d.rule.field,
+            "match": d.rule.match_mode,
+            "any": (!d.rule.any.is_empty()).then_some(&d.rule.any),
+            "unless": (!d.rule.unless.is_empty()).then_some(&d.rule.unless),
+            "flags": d.rule.flags,
         },
         "failures": {"count": failures.len(), "by_signature": by_signature, "calls": failing},
         "masked": masked,
@@ -244,7 +245,7 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         "tier": d.tier.label(),
         "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
         "action_ceiling": d.tier.ceiling().as_str(),
-        "crossfire_note": d.rule["meta"].get("crossfire_note"),
+        "crossfire_note": meta.and_then(|m| m.crossfire_note.as_ref()),
         "caveat": super::candidates::CAVEAT,
     })
 }
@@ -282,11 +283,7 @@ fn signature_breakdown(dv: &Derivation, failures: &[usize]) -> Vec<Value> {
 /// The calls the candidate's pattern matches that exited 0 with a known failure's
 /// signature in their output (counted as failures by the backtest).
 fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<Value> {
-    let Some(rule) = d
-        .rule
-        .as_object()
-        .and_then(|r| crate::rules::backtest::probe(r, "explain").ok())
-    else {
+    let Ok(rule) = crate::rules::backtest::probe(&d.rule.to_map(), "explain") else {
         return Vec::new();
     };
     dv.scan

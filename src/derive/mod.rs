@@ -30,6 +30,7 @@
 //! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
 mod calls;
+mod candidate;
 mod candidates;
 mod cluster;
 mod command;
@@ -157,13 +158,13 @@ pub(crate) struct Derived {
     /// Attempts in the matched population (`None` without a denominator).
     pub attempts: Option<u64>,
     /// The candidate rule, ready for the document.
-    pub rule: serde_json::Value,
+    pub rule: candidate::Candidate,
 }
 
 impl Derived {
     /// The candidate id.
     pub(crate) fn id(&self) -> &str {
-        self.rule["id"].as_str().unwrap_or_default()
+        &self.rule.id
     }
 }
 
@@ -342,7 +343,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .iter()
         .map(|(idx, p, _)| {
             backtest::probe(
-                &candidates::skeleton(&clusters[idx[0]], p),
+                &candidates::skeleton(&clusters[idx[0]], p).to_map(),
                 "derived candidate",
             )
         })
@@ -373,7 +374,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             && context::condition(p, &sep)
         {
             rules[i] = backtest::probe(
-                &candidates::skeleton(&clusters[idx[0]], p),
+                &candidates::skeleton(&clusters[idx[0]], p).to_map(),
                 "derived candidate",
             )?;
             learned.push(i);
@@ -435,7 +436,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             tier,
             rate,
             attempts,
-            rule: serde_json::Value::Null,
+            rule: candidate::Candidate::default(),
         };
         let rule = &rules[ri];
         d.rule = candidates::candidate(&derivation, &d, rule);
@@ -714,7 +715,8 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
              every candidate tiers as 'unknown' (capped at a nudge)\n",
         );
     }
-    let document = candidates::document(&derivation);
+    let document = serde_json::to_value(candidates::document(&derivation))
+        .map_err(|e| Error::json("candidates", e))?;
     let target = match (&args.out, args.json) {
         (Some(path), _) => Some(path.clone()),
         (None, true) => None,
