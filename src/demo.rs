@@ -18,6 +18,8 @@ use crate::{Error, Exit, Result};
 const TRACE: &str = include_str!("demo_trace.jsonl");
 
 /// Run the demo; `keep` leaves the temporary directory in place (`--keep`).
+// the demo is a script: one stage after another, printed as it runs
+#[allow(clippy::too_many_lines)]
 pub(crate) fn run(keep: bool) -> Result<Exit> {
     let dir = tempfile::Builder::new()
         .prefix("callus-demo-")

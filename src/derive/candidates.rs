@@ -111,6 +111,8 @@ pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Candi
 }
 
 /// The full candidate: the skeleton plus message, meta and examples.
+// one candidate filled in field by field, in the document's key order
+#[allow(clippy::too_many_lines)]
 pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Candidate {
     let clusters: Vec<&Cluster> = d.clusters.iter().map(|&i| &dv.clusters[i]).collect();
     let primary = clusters[0];
@@ -538,6 +540,8 @@ pub(crate) fn merge_into(
 }
 
 /// Merge the new document into an existing one (pure; see the module docs for the policy).
+// the merge policy read top to bottom: retire, reclassify, update, add, keep the rest
+#[allow(clippy::too_many_lines)]
 pub(crate) fn merge(
     existing: Option<&Value>,
     new: &Value,

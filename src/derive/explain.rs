@@ -154,6 +154,8 @@ fn not_found(dv: &Derivation, id: &str) -> Error {
 }
 
 /// The explanation as JSON.
+// the explanation's sections in their order, one JSON document
+#[allow(clippy::too_many_lines)]
 fn report(dv: &Derivation, d: &Derived) -> Value {
     let primary = &dv.clusters[d.clusters[0]];
     let mut failures: Vec<usize> = d
@@ -336,6 +338,8 @@ fn cell(v: &Value) -> String {
 }
 
 /// The explanation for people.
+// a renderer: the explanation's sections top to bottom
+#[allow(clippy::too_many_lines)]
 fn text(r: &Value) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();

@@ -22,6 +22,8 @@ pub(crate) fn summary(dv: &Derivation, written: Option<&Written>) {
 }
 
 /// The summary as text (tested without a terminal).
+// a renderer: the summary's sections top to bottom
+#[allow(clippy::too_many_lines)]
 pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String {
     let o = &dv.options;
     let days = o.window.days();

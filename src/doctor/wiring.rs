@@ -102,6 +102,8 @@ fn host_present(host: Host) -> bool {
     (spec.config_dir)().is_dir() || find_on_path(spec.executable).is_some()
 }
 
+// one host target's checks as a list, each with its own message
+#[allow(clippy::too_many_lines)]
 fn check_target(
     report: &mut Report,
     policy: FailPolicy,

@@ -197,6 +197,8 @@ fn block_on_failure(home: &Home, host: Host) -> bool {
     support == spec::BlockOnFailure::Honoured
 }
 
+// one install read top to bottom: read, merge, show, write, each refusal beside its case
+#[allow(clippy::too_many_lines)]
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
     let doc = versioned::load(target.host, &target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();

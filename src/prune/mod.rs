@@ -175,6 +175,8 @@ fn team_scope(rules: &RuleSet, days: u32) -> crate::sync::Scope {
 }
 
 /// Build the report for `rules` from the store (`None`: there is no store) at time `now`.
+// the prune report assembled in one pass over the rules, with the tallies it shares
+#[allow(clippy::too_many_lines)]
 pub(crate) fn build(
     rules: &RuleSet,
     conn: Option<&Connection>,

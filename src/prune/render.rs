@@ -23,6 +23,8 @@ fn heading(v: Verdict) -> &'static str {
 
 /// Render `report` for people.
 #[must_use]
+// a renderer: the prune report's sections top to bottom
+#[allow(clippy::too_many_lines)]
 pub(crate) fn text(report: &Report) -> String {
     let mut out = String::new();
     let n = report.events_in_window;

@@ -231,6 +231,8 @@ fn fitted_end(last_call: i64, promotion: Option<i64>, now: i64) -> i64 {
 }
 
 /// Build the report over `period`.
+// the report assembled section by section from one store read
+#[allow(clippy::too_many_lines)]
 pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
     let (s, u) = (period.since_ms, period.until_ms);
     let (totals, funnel, stored) = match conn {
@@ -355,6 +357,8 @@ pub(crate) fn pct(rate: Option<f64>) -> String {
 
 /// The text rendering.
 #[must_use]
+// a renderer: the report's sections top to bottom
+#[allow(clippy::too_many_lines)]
 pub(crate) fn text(r: &Report) -> String {
     let mut out = String::new();
     let t = &r.totals;

@@ -65,6 +65,8 @@ pub(crate) fn verify(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
 }
 
 /// `callus scope show`.
+// a renderer: the declaration and the last verdict, as text or JSON
+#[allow(clippy::too_many_lines)]
 pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
     let run = Run::open(home, run_id)?;
     let decl = run.declaration()?;

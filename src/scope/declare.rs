@@ -231,6 +231,8 @@ impl Declaration {
     }
 
     /// Parse a declaration object. `run_id` fills (and must agree with) the object's own.
+    // a validator: one declaration field after another, each error naming its field
+    #[allow(clippy::too_many_lines)]
     pub(crate) fn from_value(
         value: &Value,
         origin: &str,

@@ -157,6 +157,8 @@ pub(crate) struct Inputs<'a> {
 }
 
 /// Judge a run.
+// the verdict table: scope's decision as one ordered list of cases (tested case by case)
+#[allow(clippy::too_many_lines)]
 pub(crate) fn judge(inputs: Inputs<'_>) -> Verdict {
     let Inputs {
         decl,
