@@ -568,3 +568,69 @@ fn the_size_reader_measures_functions_and_reads_their_reasons() {
         Some((0, "f".into()))
     );
 }
+
+/// Files of other parts of issue 26 that still cite the callusguard spec, which is not in
+/// the repository; their owners rewrite them (`src/shell/` is being rebuilt).
+const SPEC_CITERS: &[&str] = &[
+    "src/shell/",
+    "src/guard/acs.rs",
+    "src/record/import/trace.rs",
+];
+
+#[test]
+fn every_cited_document_is_in_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = sources();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let rel = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
+            texts.push((rel, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    let mut bad = Vec::new();
+    for (path, text) in &texts {
+        let exempt = SPEC_CITERS.iter().any(|p| path.starts_with(p));
+        if !exempt && text.contains("spec \u{a7}") {
+            bad.push(format!(
+                "{path}: cites the callusguard spec, which is not in the repo"
+            ));
+        }
+        for word in text.split(|c: char| c.is_whitespace() || "()`,;[]".contains(c)) {
+            let Some((file, anchor)) = word.split_once(".md#") else {
+                continue;
+            };
+            let Some(at) = file.find("docs/").or_else(|| file.find("README")) else {
+                continue;
+            };
+            let file = format!("{}.md", &file[at..]);
+            let anchor = anchor.trim_end_matches(['.', ':']);
+            let Ok(doc) = std::fs::read_to_string(root.join(&file)) else {
+                bad.push(format!("{path}: cites {file}, which does not exist"));
+                continue;
+            };
+            if !doc.lines().any(|l| l.starts_with('#') && slug(l) == anchor) {
+                bad.push(format!(
+                    "{path}: cites {file}#{anchor}, which has no such heading"
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A Markdown heading's anchor as GitHub makes it: lowercase, spaces to hyphens, other
+/// punctuation dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim_start_matches('#')
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}

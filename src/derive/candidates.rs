@@ -1,4 +1,4 @@
-//! The candidate document (callusguard spec §6.6) and its merge into a file.
+//! The candidate document (docs/rule-format.md#the-document) and its merge into a file.
 //!
 //! Each candidate is a rule at `action: "monitor"` whose `meta` carries the evidence: the
 //! cluster (fail count, signature, shape, redacted sample command and error from the same,

@@ -67,7 +67,7 @@ use contrast::{Contrast, ShapeStats};
 use finding::FindingKind;
 use pattern::Proposal;
 
-/// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
+/// Tools left out by default: searching and bookkeeping tools whose failures say
 /// nothing about a command. `Bash` is never among them, and `Read` no longer is: its failures
 /// cluster by signature (its size limit recurs), and what is not a failure is left out by
 /// outcome class, not by tool.

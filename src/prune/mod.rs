@@ -9,7 +9,7 @@
 //! `promote`, `review`, `prune`, `keep`; [`render`] prints it. Prune never edits a ruleset.
 //!
 //! A missing or empty store is not silence: every rule then reads as `prune` "for lack of
-//! evidence", and the rendering says so loudly (callusguard spec §7.4).
+//! evidence", and the rendering says so loudly.
 
 pub(crate) mod age;
 pub(crate) mod effect;

@@ -1,4 +1,4 @@
-//! The text rendering of a prune report (callusguard spec §7.4, with callus's extra verdicts).
+//! The text rendering of a prune report (callusguard's, with callus's extra verdicts).
 //!
 //! The pinned phrases are kept word for word: the `ALL-TIME` window line, the undated
 //! warning, "No readable audit log" and "for lack of evidence", "every verdict predates the

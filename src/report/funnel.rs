@@ -1,8 +1,7 @@
 //! The derivation funnel: `callus derive` replayed one 7-day window at a time over the report
 //! period, so each window's candidates, tiers and withheld clusters are exactly what a weekly
 //! `callus derive` run would have produced then (callusguard's report ran derive without
-//! denominators, so every cluster tiered unknown and nothing was withheld: spec §15.1
-//! item 58).
+//! denominators, so every cluster tiered unknown and nothing was withheld).
 //!
 //! Each window is a call to derive's own per-window function (`derive::derive`) with
 //! derive's default thresholds and exclusions: the same failing-segment clustering, the same

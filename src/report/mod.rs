@@ -1,6 +1,7 @@
 //! The evidence report: what was recorded, what derive would have proposed week by week, what
 //! was promoted, and whether each promoted rule changed the failure rate of the calls it
-//! matches (callusguard spec §12, with its defects fixed: spec §15.1 items 57–58).
+//! matches (callusguard's evidence report, with its defects fixed; see
+//! README.md#evidence-derive-promote-prune-report).
 //!
 //! Guarantees: the period is half-open `[since, until)` ([`crate::window`]: a `--since`
 //! duration counts back from `--until`) and applies to every total (sessions included); the

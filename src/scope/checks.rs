@@ -1,4 +1,4 @@
-//! Project checks against a baseline: "new findings only" (spec §10.4).
+//! Project checks against a baseline: "new findings only" (README.md#scope).
 //!
 //! Each check is a shell command run in the root at declare time and again at verify. Its
 //! merged stdout/stderr is split into findings; a finding's identity leaves out line and
@@ -252,7 +252,7 @@ fn finding(path: &str, code: &str, line: Option<u64>, message: &str, raw: &str) 
 }
 
 /// A finding's path, `/`-separated, with leading `./` segments dropped — and nothing else
-/// (callusguard's `lstrip("./")` also ate the dot of `.github/`, spec §15.1 #19).
+/// (callusguard's `lstrip("./")` also ate the dot of `.github/`).
 fn finding_path(path: &str) -> String {
     let mut p = path.replace('\\', "/");
     while let Some(rest) = p.strip_prefix("./") {

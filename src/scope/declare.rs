@@ -1,5 +1,5 @@
 //! A run's declaration: what it may create, modify and delete, what it must never touch,
-//! which project checks guard it, and where its root is (spec §10.1).
+//! which project checks guard it, and where its root is (README.md#scope).
 //!
 //! Parsing is total and strict: every field is type-checked, unknown keys are refused (a
 //! misspelt `forbidd` must not silently declare nothing), and a declaration that names no
@@ -468,7 +468,7 @@ pub(crate) fn valid_run_id(id: &str, origin: &str) -> Result<String> {
 }
 
 /// Parse one `--check NAME=CMD`. The name is required: a bare command containing `=`
-/// (`ruff check --select=E`) would otherwise be split in the wrong place (spec §15.1 #9).
+/// (`ruff check --select=E`) would otherwise be split in the wrong place.
 fn parse_check_flag(spec: &str) -> Result<Check> {
     let refuse = || {
         Error::Invalid(format!(

@@ -1,4 +1,4 @@
-//! Scope: did a run write only what it said it would? (callusguard's `wroteonly`, spec §10.)
+//! Scope: did a run write only what it said it would? (callusguard's `wroteonly`; README.md#scope.)
 //!
 //! A run **declares** what it may create, modify and delete, what it must never touch, and
 //! which project checks guard it (`callus scope declare`). The tree is fingerprinted and the
@@ -26,7 +26,7 @@
 //! | 4 | the state directory could not be written |
 //!
 //! clap reports usage errors with exit 2, the code of a violation (callusguard had the same
-//! collision, spec §15.1 #8). Rather than ask scripts to tell them apart by parsing stderr,
+//! collision). Rather than ask scripts to tell them apart by parsing stderr,
 //! `callus scope …` usage errors exit 3 ([`usage_exit`]): a usage error, like a bad
 //! declaration, means "no verdict was reached, fix the invocation". `--help` still exits 0.
 //! The hook (`callus scope hook`) follows the hosts' protocol instead: 0 or 2.
