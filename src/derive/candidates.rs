@@ -23,7 +23,7 @@ use std::path::Path;
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::candidate::{
     AlreadyPromoted, BacktestMeta, Candidate, ContrastMeta, Document, Dropped, EnvironmentEntry,
@@ -610,13 +610,15 @@ pub(crate) fn merge(
         }
     }
     let kept = touched.iter().filter(|t| !**t).count();
+    // The new document's keys, in its order (the `Document` type's), its rules merged.
     let mut out = Map::new();
-    for key in ["ruleset", "bias", "description"] {
-        out.insert(key.into(), new[key].clone());
-    }
-    out.insert("rules".into(), Value::Array(rules));
-    for key in ["dropped_anecdotal", "generated", "window", "caveat"] {
-        out.insert(key.into(), new[key].clone());
+    let mut rules = Some(rules);
+    for (key, value) in new.as_object().into_iter().flatten() {
+        let value = match key.as_str() {
+            "rules" => Value::Array(rules.take().unwrap_or_default()),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), value);
     }
     // Anything else a human put at the top level stays.
     for (k, v) in top {
@@ -660,7 +662,7 @@ fn merge_rule(old: &Value, new: &Value) -> Value {
     if let Some(Value::String(m)) = old.get("message")
         && !m.trim_start().starts_with("DRAFT")
     {
-        out.insert("message".into(), json!(m));
+        out.insert("message".into(), Value::String(m.clone()));
     }
     if let (Some(Value::Object(old_meta)), Some(Value::Object(meta))) =
         (old.get("meta"), out.get_mut("meta"))
@@ -692,6 +694,7 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[allow(clippy::needless_pass_by_value)] // call sites read as a literal document
     fn doc(rules: Value) -> Value {

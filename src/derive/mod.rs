@@ -38,6 +38,7 @@ mod context;
 mod contrast;
 mod environment;
 mod explain;
+mod explanation;
 mod fields;
 mod finding;
 mod overlap;
