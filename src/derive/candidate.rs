@@ -5,7 +5,7 @@
 //! a candidate carries are the fields below, in field order (optional evidence is left out,
 //! never written as `null`, unless its field says so). The key lists other code keeps by hand
 //! are checked against the types here: the meta keys a merge treats as derive's own
-//! (`candidates::DERIVED_META`), the rule keys and top-level keys the rule parser accepts
+//! (`merge::DERIVED_META`), the rule keys and top-level keys the rule parser accepts
 //! (`rules::parse`), and the top-level keys `docs/rule-format.md` names.
 
 use serde::Serialize;
@@ -394,7 +394,7 @@ mod tests {
     fn the_merges_meta_keys_are_the_meta_types_fields() {
         let mut want = keys(&full_meta());
         want.sort();
-        let mut listed: Vec<String> = super::super::candidates::DERIVED_META
+        let mut listed: Vec<String> = super::super::merge::DERIVED_META
             .iter()
             .map(|s| (*s).to_string())
             .collect();

@@ -4,7 +4,8 @@
 //! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
 //! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
-//! file not read, a recurring missing path, with the condition that keys each) and
+//! file not read, a recurring missing path, with the condition that keys each; a path's
+//! spellings as one key and one pattern in `spellings`) and
 //! `tool_verdict` (a learned condition kept only where the replay shows it separates;
 //! lessons), `shared` (signature first: failures of one specific error grouped across
 //! programs and keyed on the element their calls share, or on a structure such as a
@@ -17,9 +18,10 @@
 //! cluster: a rule, an environment finding such as the network not answering, or the
 //! agent guessing a different missing operand each time — only rules are proposed; the
 //! others are reported once, in `generated.not_rules` and the summary), `reviewed`
-//! (candidates already promoted into a reviewed layer are not proposed again), `candidates`
-//! (the candidate document and the merge that keeps human review notes), `render` and
-//! `explain`.
+//! (candidates already promoted into a reviewed layer are not proposed again), `candidate`
+//! (the candidate document's schema, as types), `candidates` (the document built from a
+//! derivation), `merge` (its merge into a file, keeping human review notes), `render`, and
+//! `explain` with its schema in `explanation`.
 //!
 //! `derive` is the per-window function: `callus derive` runs it once, `report` replays it
 //! one 7-day window at a time for its funnel.
@@ -41,6 +43,7 @@ mod explain;
 mod explanation;
 mod fields;
 mod finding;
+mod merge;
 mod overlap;
 mod pattern;
 mod render;
@@ -728,7 +731,7 @@ pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
         (None, false) => Some(home.candidates_path()),
     };
     let written = match &target {
-        Some(path) => Some(candidates::merge_into(
+        Some(path) => Some(merge::merge_into(
             path,
             &document,
             &derivation.options.reviewed,

@@ -5,9 +5,10 @@
 
 use std::fmt::Write as _;
 
-use super::candidates::{CAVEAT, Written};
+use super::candidates::CAVEAT;
 use super::cluster::Kind;
 use super::finding::FindingKind;
+use super::merge::Written;
 use super::{Derivation, Derived};
 use crate::output::table;
 use crate::rules::tier;
