@@ -197,28 +197,12 @@ fn block_on_failure(home: &Home, host: Host) -> bool {
     support == spec::BlockOnFailure::Honoured
 }
 
-// one install read top to bottom: read, merge, show, write, each refusal beside its case
-#[allow(clippy::too_many_lines)]
 fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Result<Exit> {
     let doc = versioned::load(target.host, &target.path)?;
     let had_ours = !settings::find_ours(&doc.value).is_empty();
     let opts = handler_options(home, target.host);
     let specs = target.host.specs_for_client();
-    if specs.len() < target.host.specs().len() {
-        let left: Vec<&str> = target
-            .host
-            .specs()
-            .iter()
-            .filter(|s| !specs.contains(s))
-            .map(|s| s.event)
-            .collect();
-        println!(
-            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
-            target.label(),
-            target.host.spec().label,
-            left.join(", ")
-        );
-    }
+    say_unwired(target, &specs);
     let merged = settings::merge(&doc.value, &specs, binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
@@ -268,33 +252,65 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
         println!("· {note}");
     }
     if let Some((config, _, plan)) = &trust {
-        match plan {
-            codex_trust::Plan::Write(text) => {
-                if !config.exists() {
-                    // Remember that install created it, so uninstall can remove it again.
-                    let marker = absent_marker(&backup_path(home, config));
-                    crate::config::ensure_private_dir(marker.parent().expect("has a parent"))?;
-                    std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
-                }
-                settings::write_atomic(config, text)?;
-                println!(
-                    "✓ {label}: recorded Codex's trust for them in {}",
-                    config.display()
-                );
-            }
-            codex_trust::Plan::Unchanged => {
-                println!(
-                    "✓ {label}: Codex already trusts them ({})",
-                    config.display()
-                );
-            }
-            codex_trust::Plan::Manual(_) => {}
-        }
-        if target.scope == Scope::Project {
-            project_trust_note(config, &target.path);
-        }
+        write_trust(home, target, config, plan)?;
     }
     Ok(trust_manual(trust.as_ref()))
+}
+
+/// Says which of the host's events the installed client predates (they are not wired).
+fn say_unwired(target: &Target, specs: &[crate::host::HookSpec]) {
+    if specs.len() < target.host.specs().len() {
+        let left: Vec<&str> = target
+            .host
+            .specs()
+            .iter()
+            .filter(|s| !specs.contains(s))
+            .map(|s| s.event)
+            .collect();
+        println!(
+            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
+            target.label(),
+            target.host.spec().label,
+            left.join(", ")
+        );
+    }
+}
+
+/// Records Codex's trust for the hooks (or says it already has it); a project's trust also
+/// needs the user's own step, which it names.
+fn write_trust(
+    home: &Home,
+    target: &Target,
+    config: &Path,
+    plan: &codex_trust::Plan,
+) -> Result<()> {
+    let label = target.label();
+    match plan {
+        codex_trust::Plan::Write(text) => {
+            if !config.exists() {
+                // Remember that install created it, so uninstall can remove it again.
+                let marker = absent_marker(&backup_path(home, config));
+                crate::config::ensure_private_dir(marker.parent().expect("has a parent"))?;
+                std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+            }
+            settings::write_atomic(config, text)?;
+            println!(
+                "✓ {label}: recorded Codex's trust for them in {}",
+                config.display()
+            );
+        }
+        codex_trust::Plan::Unchanged => {
+            println!(
+                "✓ {label}: Codex already trusts them ({})",
+                config.display()
+            );
+        }
+        codex_trust::Plan::Manual(_) => {}
+    }
+    if target.scope == Scope::Project {
+        project_trust_note(config, &target.path);
+    }
+    Ok(())
 }
 
 /// The config.toml path, its text and the trust plan for the hooks document `merged`.

@@ -232,8 +232,6 @@ fn fitted_end(last_call: i64, promotion: Option<i64>, now: i64) -> i64 {
 }
 
 /// Build the report over `period`.
-// the report assembled section by section from one store read
-#[allow(clippy::too_many_lines)]
 pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window) -> Result<Report> {
     let (s, u) = (period.since_ms, period.until_ms);
     let (totals, funnel, stored) = match conn {
@@ -280,30 +278,7 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         } else {
             promoted.authored += 1;
         }
-        let effect = span.and_then(|sp| effect::measure(rule, calls, idx, sp));
-        let series = date
-            .and_hms_opt(0, 0, 0)
-            .map(|t| evidence::series(calls, idx, t.and_utc().timestamp_millis(), period))
-            .unwrap_or_default();
-        rows.push(EffectRow {
-            id: rule.id.clone(),
-            layer: layer.kind.as_str(),
-            tool: rule.tool.clone(),
-            patterns: rule.any.iter().map(|p| p.source().to_string()).collect(),
-            message: rule.message.clone(),
-            series,
-            action: layer.effective_action(rule),
-            promoted: date.to_string(),
-            reading: effect
-                .as_ref()
-                .map_or("not-measurable", |e| e.outcome.as_str()),
-            significant: effect
-                .as_ref()
-                .and_then(|e| e.p_value)
-                .is_some_and(|p| p < effect::ALPHA),
-            note: effect.as_ref().and_then(Effect::volume_note),
-            effect,
-        });
+        rows.push(effect_row(layer, rule, date, calls, idx, span, period));
     }
     promoted.rate = funnel
         .as_ref()
@@ -321,6 +296,43 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         effect: rows,
         caveat: CAVEAT,
     })
+}
+
+/// One promoted rule's row of the effect table: its before/after effect over the recorded
+/// span and its daily series around the promotion date.
+fn effect_row(
+    layer: &crate::rules::layers::Layer,
+    rule: &crate::rules::Rule,
+    date: chrono::NaiveDate,
+    calls: &[crate::rules::backtest::StoredCall],
+    idx: &[usize],
+    span: Option<Span>,
+    period: &Window,
+) -> EffectRow {
+    let effect = span.and_then(|sp| effect::measure(rule, calls, idx, sp));
+    let series = date
+        .and_hms_opt(0, 0, 0)
+        .map(|t| evidence::series(calls, idx, t.and_utc().timestamp_millis(), period))
+        .unwrap_or_default();
+    EffectRow {
+        id: rule.id.clone(),
+        layer: layer.kind.as_str(),
+        tool: rule.tool.clone(),
+        patterns: rule.any.iter().map(|p| p.source().to_string()).collect(),
+        message: rule.message.clone(),
+        series,
+        action: layer.effective_action(rule),
+        promoted: date.to_string(),
+        reading: effect
+            .as_ref()
+            .map_or("not-measurable", |e| e.outcome.as_str()),
+        significant: effect
+            .as_ref()
+            .and_then(|e| e.p_value)
+            .is_some_and(|p| p < effect::ALPHA),
+        note: effect.as_ref().and_then(Effect::volume_note),
+        effect,
+    }
 }
 
 fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {

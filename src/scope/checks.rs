@@ -95,18 +95,9 @@ pub(crate) fn run_all(checks: &[Check], root: &Path) -> Vec<CheckRun> {
     checks.iter().map(|c| run_check(c, root)).collect()
 }
 
-/// Run one check through `sh -c` in `root`, stdout and stderr merged, under its timeout.
-// one check run: spawn, time out, read, parse findings, each case beside its error
-#[allow(clippy::too_many_lines)]
-pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
-    let mut result = CheckRun {
-        name: check.name.clone(),
-        command: crate::redact::redact(&check.command).into_owned(),
-        ok: false,
-        exit_code: None,
-        error: None,
-        findings: Vec::new(),
-    };
+/// `sh -c` for the check, in its own process group (so a timeout ends its children too),
+/// its output and errors on one pipe.
+fn shell(check: &Check, root: &Path) -> Command {
     let mut cmd = Command::new("sh");
     // `exec 2>&1` first, so everything the command prints arrives in order on one pipe.
     cmd.arg("-c")
@@ -120,7 +111,20 @@ pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
         use std::os::unix::process::CommandExt as _;
         cmd.process_group(0);
     }
-    let mut child = match cmd.spawn() {
+    cmd
+}
+
+/// Run one check through `sh -c` in `root`, stdout and stderr merged, under its timeout.
+pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
+    let mut result = CheckRun {
+        name: check.name.clone(),
+        command: crate::redact::redact(&check.command).into_owned(),
+        ok: false,
+        exit_code: None,
+        error: None,
+        findings: Vec::new(),
+    };
+    let mut child = match shell(check, root).spawn() {
         Ok(c) => c,
         Err(e) => {
             result.error = Some(format!("cannot start sh: {e}"));

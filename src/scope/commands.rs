@@ -8,8 +8,8 @@
 use serde_json::json;
 
 use super::declare::{Declaration, DeclareRequest};
-use super::state::Run;
-use super::verdict::Decision;
+use super::state::{Baseline, Gate, Run};
+use super::verdict::{Decision, Verdict};
 use super::{EXIT_OK, EXIT_VIOLATION, render, verify};
 use crate::Result;
 use crate::config::Home;
@@ -65,8 +65,6 @@ pub(crate) fn verify(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
 }
 
 /// `callus scope show`.
-// a renderer: the declaration and the last verdict, as text or JSON
-#[allow(clippy::too_many_lines)]
 pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
     let run = Run::open(home, run_id)?;
     let decl = run.declaration()?;
@@ -103,6 +101,26 @@ pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
         }));
         return Ok(EXIT_OK);
     }
+    show_text(
+        &run,
+        &decl,
+        &baseline,
+        observations,
+        &gate,
+        verdict.as_ref(),
+    );
+    Ok(EXIT_OK)
+}
+
+/// `callus scope show` as a table of fields.
+fn show_text(
+    run: &Run,
+    decl: &Declaration,
+    baseline: &Baseline,
+    observations: usize,
+    gate: &Gate,
+    verdict: Option<&Verdict>,
+) {
     let mut t = table(&["field", "value"]);
     let list = |g: &[super::glob::Glob]| {
         g.iter()
@@ -149,11 +167,10 @@ pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
     ]);
     t.add_row(vec![
         "last verdict".to_string(),
-        verdict.as_ref().map_or_else(
+        verdict.map_or_else(
             || "(not verified yet)".to_string(),
             |v| format!("{} — {}", v.decision.as_str(), v.message),
         ),
     ]);
     println!("{t}");
-    Ok(EXIT_OK)
 }
