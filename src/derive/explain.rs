@@ -378,11 +378,21 @@ fn cell(v: &Value) -> String {
 }
 
 /// The explanation for people.
-// a renderer: the explanation's sections top to bottom
-#[allow(clippy::too_many_lines)]
 fn text(r: &Value) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    text_head(&mut out, r);
+    text_rule(&mut out, r);
+    text_failures(&mut out, r);
+    text_evidence(&mut out, r);
+    text_backtest(&mut out, r);
+    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
+    out
+}
+
+/// The candidate, its finding when no rule, and its clusters.
+fn text_head(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let _ = writeln!(
         out,
         "candidate {}  ({}, window {} .. {})",
@@ -410,6 +420,11 @@ fn text(r: &Value) -> String {
             whole(&c["signature"])
         );
     }
+}
+
+/// What the rule matches, and the field contrast behind it.
+fn text_rule(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let rule = &r["rule"];
     let _ = writeln!(
         out,
@@ -434,6 +449,11 @@ fn text(r: &Value) -> String {
     for p in rule["unless"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  unless {}", whole(p));
     }
+}
+
+/// The failures by signature, the failing calls and the masked ones.
+fn text_failures(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let _ = writeln!(out, "\nfailures by signature:");
     let mut t = table(&["failures", "sessions", "days", "error line"]);
     for g in r["failures"]["by_signature"]
@@ -478,6 +498,11 @@ fn text(r: &Value) -> String {
             let _ = writeln!(out, "  {}  {}", cell(&c["at"]), cell(&c["command"]));
         }
     }
+}
+
+/// The successes of the shape and the contrast with them.
+fn text_evidence(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     if let Some(s) = r["successes_of_shape"].as_object() {
         let _ = writeln!(
             out,
@@ -514,6 +539,11 @@ fn text(r: &Value) -> String {
         }
         let _ = writeln!(out, "{t}");
     }
+}
+
+/// The backtest, the tier, the crossfire note and the layer it was promoted into.
+fn text_backtest(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let b = &r["backtest"];
     let _ = writeln!(
         out,
@@ -551,6 +581,4 @@ fn text(r: &Value) -> String {
             "already promoted: {layer} declares this id, so `callus derive` no longer proposes it"
         );
     }
-    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
-    out
 }
