@@ -370,8 +370,6 @@ pub(crate) fn pct(rate: Option<f64>) -> String {
 
 /// The text rendering.
 #[must_use]
-// a renderer: the report's sections top to bottom
-#[allow(clippy::too_many_lines)]
 pub(crate) fn text(r: &Report) -> String {
     let mut out = String::new();
     let t = &r.totals;
@@ -400,6 +398,15 @@ pub(crate) fn text(r: &Report) -> String {
         );
     }
     out.push('\n');
+    failures_text(&mut out, r);
+    funnel_text(&mut out, r);
+    effect_text(&mut out, r);
+    let _ = writeln!(out, "  {CAVEAT}");
+    out
+}
+
+/// The recurring failures and the candidates of the period.
+fn failures_text(out: &mut String, r: &Report) {
     if !r.failures.is_empty() {
         let _ = writeln!(out, "top recurring failures");
         let mut table =
@@ -430,6 +437,10 @@ pub(crate) fn text(r: &Report) -> String {
         }
         let _ = writeln!(out, "{table}\n");
     }
+}
+
+/// The derivation funnel, window by window.
+fn funnel_text(out: &mut String, r: &Report) {
     if let Some(f) = &r.funnel {
         let _ = writeln!(
             out,
@@ -465,6 +476,10 @@ pub(crate) fn text(r: &Report) -> String {
             f.proposed, f.unique, f.windows, f.empty_windows, f.withheld
         );
     }
+}
+
+/// What was promoted and the effect table of every promoted rule.
+fn effect_text(out: &mut String, r: &Report) {
     let p = &r.promoted;
     let _ = writeln!(
         out,
@@ -514,8 +529,6 @@ pub(crate) fn text(r: &Report) -> String {
             let _ = writeln!(out, "  note {}: {n}", row.id);
         }
     }
-    let _ = writeln!(out, "  {CAVEAT}");
-    out
 }
 
 /// `4 of 6 matched calls failed (67%)`, or the failure count alone without attempts.
