@@ -3,8 +3,14 @@
 //! This test-only module reads every source file under `src/`, collects the crate paths each
 //! one names outside its test module and its comments (`use crate::…`, `crate::…::f()`,
 //! `super::…`), and fails when a module names a module of its own rank or above, or when two
-//! files name each other. The ranks are the picture in `docs/architecture.md`; a module
-//! added without a rank fails the test too, so the picture cannot go stale.
+//! files name each other, or when a stage (anything but `app`, `main` and `cli`) names
+//! `crate::cli`. The ranks are the picture in `docs/architecture.md`; a module added without
+//! a rank fails the test too, so the picture cannot go stale.
+//!
+//! It also keeps the house's size limits: no source file over [`MAX_FILE_LINES`] lines, no
+//! function over [`MAX_FN_LINES`] lines (from its `fn` line to the closing brace at the same
+//! indentation) unless it carries `#[allow(clippy::too_many_lines)]` with a `//` reason, or
+//! is listed in [`LONG_FNS`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -28,21 +34,65 @@ const RANKS: &[(&str, u8)] = &[
     ("recuse", 5),
     ("guard", 6),
     ("record", 6),
+    // the commands' stages: each takes its own plain request, none reads clap
+    ("sync", 7),
+    ("install", 7),
+    ("derive", 8),
+    ("scope", 8),
+    ("session", 8),
+    ("prune", 9),
+    ("report", 10),
+    ("doctor", 10),
+    ("demo", 10),
     // the clap types: only the command layer reads them
-    ("cli", 7),
-    // the command layer
-    ("sync", 8),
-    ("install", 8),
-    ("derive", 9),
-    ("scope", 9),
-    ("session", 9),
-    ("prune", 10),
-    ("report", 11),
-    ("doctor", 11),
-    ("demo", 11),
+    ("cli", 11),
+    // the command layer: clap arguments turned into each stage's request
     ("app", 12),
     // what the integration tests and fuzz targets reach
     ("testing", 13),
+];
+
+/// The modules that may name `crate::cli`: the command layer, the binary and `cli` itself.
+const READS_CLI: &[&str] = &["app", "main", "cli"];
+
+/// Most lines a source file may have.
+const MAX_FILE_LINES: usize = 800;
+
+/// Most lines a function may have without a justified allow.
+const MAX_FN_LINES: usize = 80;
+
+/// Functions over [`MAX_FN_LINES`] that this test lets stand for now, each as (file, name),
+/// with why they are not split or justified in place.
+const LONG_FNS: &[(&str, &str)] = &[
+    // `src/shell/` is being rebuilt around the program table (issue 26, another helper's
+    // part): its long functions go with that rebuild, not piecemeal here.
+    (
+        "src/shell/blame_tests.rs",
+        "a_consumer_with_a_file_operand_is_a_producer",
+    ),
+    ("src/shell/effects.rs", "segment_writes"),
+    ("src/shell/lexer.rs", "list"),
+    ("src/shell/lexer.rs", "word"),
+    ("src/shell/model/destroy.rs", "sql"),
+    ("src/shell/model/flows.rs", "network"),
+    ("src/shell/model/git.rs", "effects"),
+    ("src/shell/model/paths.rs", "class_of"),
+    ("src/shell/model/programs.rs", "code"),
+    ("src/shell/model/programs.rs", "program"),
+    ("src/shell/model/state.rs", "round"),
+    ("src/shell/parse.rs", "word"),
+    // The host edge, the guard and the recorder's hook and importers are another helper's
+    // part of issue 26 (reading the call once, at the edge), which rewrites these.
+    ("src/app/guard.rs", "audit"),
+    ("src/app/guard.rs", "check"),
+    ("src/app/guard.rs", "test"),
+    ("src/app/guard.rs", "verify"),
+    ("src/guard/approve.rs", "grant"),
+    ("src/host/samples.rs", "samples"),
+    ("src/record/hook.rs", "observe"),
+    ("src/record/import/claude.rs", "import"),
+    ("src/record/import/copilot.rs", "import"),
+    ("src/record/import/mod.rs", "import_file"),
 ];
 
 /// Imports allowed to run against the ranks, each with its reason. Keep at most two.
@@ -287,6 +337,27 @@ fn imports_run_down_the_layers() {
 }
 
 #[test]
+fn no_stage_reads_the_command_line() {
+    let g = graph();
+    let cli = vec!["cli".to_string()];
+    let readers: Vec<String> = g
+        .edges
+        .iter()
+        .filter(|(from, tos)| {
+            from.first()
+                .is_some_and(|top| !READS_CLI.contains(&top.as_str()))
+                && tos.contains(&cli)
+        })
+        .map(|(from, _)| from.join("::"))
+        .collect();
+    assert!(
+        readers.is_empty(),
+        "stages that read the cli module (turn clap's arguments into a request in app/):\n{}",
+        readers.join("\n")
+    );
+}
+
+#[test]
 fn no_two_files_import_each_other() {
     let g = graph();
     let mut loops = Vec::new();
@@ -329,4 +400,241 @@ fn the_path_reader_sees_groups_nesting_and_super() {
         resolve(&module, false, &sup, &known),
         Some(vec!["x".into(), "z".into()])
     );
+}
+
+/// Every function longer than [`MAX_FN_LINES`] in `text`, as (name, first line, lines), with
+/// whether it carries `#[allow(clippy::too_many_lines)]` and a `//` reason.
+fn long_fns(text: &str) -> Vec<(String, usize, usize, bool)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some((indent, name)) = fn_start(line) else {
+            continue;
+        };
+        let Some(end) = fn_end(&lines, i, indent) else {
+            continue;
+        };
+        let len = end - i + 1;
+        if len > MAX_FN_LINES {
+            out.push((name, i + 1, len, justified(&lines[..i])));
+        }
+    }
+    out
+}
+
+/// The indentation and name of a line that starts a function with a body.
+fn fn_start(line: &str) -> Option<(usize, String)> {
+    let body = line.trim_start();
+    let indent = line.len() - body.len();
+    let mut rest = body;
+    for prefix in [
+        "pub(crate) ",
+        "pub(super) ",
+        "pub ",
+        "const ",
+        "async ",
+        "unsafe ",
+    ] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    rest = rest.strip_prefix("extern \"C\" ").unwrap_or(rest);
+    let rest = rest.strip_prefix("fn ")?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    // A declaration without a body, or a one-line function.
+    let one_line = line.trim_end().ends_with(';') || line.trim_end().ends_with('}');
+    (!name.is_empty() && !one_line).then_some((indent, name))
+}
+
+/// The line of the brace that closes the function starting at `start`: the first line that
+/// is that brace at the function's indentation. `None` when the scope ends first.
+fn fn_end(lines: &[&str], start: usize, indent: usize) -> Option<usize> {
+    let close = format!("{}}}", " ".repeat(indent));
+    for (j, line) in lines.iter().enumerate().skip(start + 1) {
+        if *line == close {
+            return Some(j);
+        }
+        let body = line.trim_start();
+        if !body.is_empty() && line.len() - body.len() < indent {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the attributes and comments right above a function allow `too_many_lines` and
+/// say why in a `//` comment.
+fn justified(above: &[&str]) -> bool {
+    let block: Vec<&str> = above
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .take_while(|l| l.starts_with("#[") || l.starts_with("//"))
+        .collect();
+    let allowed = block
+        .iter()
+        .any(|l| l.starts_with("#[allow(clippy::too_many_lines)]"));
+    let reason = block.iter().any(|l| {
+        (l.starts_with("//") && !l.starts_with("///") && l.len() > 3)
+            || l.strip_prefix("#[allow(clippy::too_many_lines)]")
+                .is_some_and(|r| r.trim_start().starts_with("//"))
+    });
+    allowed && reason
+}
+
+/// Every source file under `src/`, as (path relative to the package, text).
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    files(&root.join("src"), &mut all);
+    all.sort();
+    all.into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(root)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&f).unwrap();
+            (rel, text)
+        })
+        .collect()
+}
+
+#[test]
+fn no_source_file_is_over_the_limit() {
+    let long: Vec<String> = sources()
+        .into_iter()
+        .map(|(path, text)| (path, text.lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(path, n)| format!("{path}: {n} lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines (split them, one concept per file):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn no_function_is_over_the_limit_without_a_reason() {
+    let mut long = Vec::new();
+    let mut listed_but_fine: Vec<&(&str, &str)> = LONG_FNS.iter().collect();
+    for (path, text) in sources() {
+        for (name, line, len, justified) in long_fns(&text) {
+            let listed = LONG_FNS.iter().any(|(p, n)| *p == path && *n == name);
+            listed_but_fine.retain(|(p, n)| !(*p == path && *n == name));
+            if !justified && !listed {
+                long.push(format!("{path}:{line}: fn {name}: {len} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} lines (split them, or justify an allow of too_many_lines):\n{}",
+        long.join("\n")
+    );
+    assert!(
+        listed_but_fine.is_empty(),
+        "LONG_FNS lists functions that are no longer too long: {listed_but_fine:?}"
+    );
+}
+
+#[test]
+fn the_size_reader_measures_functions_and_reads_their_reasons() {
+    let body = "    x();\n".repeat(MAX_FN_LINES - 1);
+    let text = format!("fn long() {{\n{body}}}\n\nfn short() {{ x() }}\n");
+    assert_eq!(
+        long_fns(&text),
+        vec![("long".into(), 1, MAX_FN_LINES + 1, false)]
+    );
+    let fits = format!(
+        "fn fits() {{\n{}}}\n",
+        "    x();\n".repeat(MAX_FN_LINES - 2)
+    );
+    assert!(long_fns(&fits).is_empty());
+    let method =
+        format!("impl A {{\n    pub(crate) fn m(\n        a: u8,\n    ) {{\n{body}    }}\n}}\n");
+    assert_eq!(long_fns(&method)[0].0, "m");
+    assert_eq!(long_fns(&method)[0].2, MAX_FN_LINES + 3);
+    let reason =
+        format!("// a renderer: one list of sections\n#[allow(clippy::too_many_lines)]\n{text}");
+    assert!(long_fns(&reason)[0].3);
+    let trailing = format!("#[allow(clippy::too_many_lines)] // one table\n{text}");
+    assert!(long_fns(&trailing)[0].3);
+    let bare = format!("#[allow(clippy::too_many_lines)]\n/// Docs are no reason.\n{text}");
+    assert!(!long_fns(&bare)[0].3);
+    assert!(fn_start("    fn decl(&self) -> u8;").is_none());
+    assert_eq!(
+        fn_start("pub(super) unsafe fn f() {"),
+        Some((0, "f".into()))
+    );
+}
+
+/// Files of other parts of issue 26 that still cite the callusguard spec, which is not in
+/// the repository; their owners rewrite them (`src/shell/` is being rebuilt).
+const SPEC_CITERS: &[&str] = &[
+    "src/shell/",
+    "src/guard/acs.rs",
+    "src/record/import/trace.rs",
+];
+
+#[test]
+fn every_cited_document_is_in_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = sources();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let rel = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
+            texts.push((rel, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    let mut bad = Vec::new();
+    for (path, text) in &texts {
+        let exempt = SPEC_CITERS.iter().any(|p| path.starts_with(p));
+        if !exempt && text.contains("spec \u{a7}") {
+            bad.push(format!(
+                "{path}: cites the callusguard spec, which is not in the repo"
+            ));
+        }
+        for word in text.split(|c: char| c.is_whitespace() || "()`,;[]".contains(c)) {
+            let Some((file, anchor)) = word.split_once(".md#") else {
+                continue;
+            };
+            let Some(at) = file.find("docs/").or_else(|| file.find("README")) else {
+                continue;
+            };
+            let file = format!("{}.md", &file[at..]);
+            let anchor = anchor.trim_end_matches(['.', ':']);
+            let Ok(doc) = std::fs::read_to_string(root.join(&file)) else {
+                bad.push(format!("{path}: cites {file}, which does not exist"));
+                continue;
+            };
+            if !doc.lines().any(|l| l.starts_with('#') && slug(l) == anchor) {
+                bad.push(format!(
+                    "{path}: cites {file}#{anchor}, which has no such heading"
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A Markdown heading's anchor as GitHub makes it: lowercase, spaces to hyphens, other
+/// punctuation dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim_start_matches('#')
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
 }

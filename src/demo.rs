@@ -12,14 +12,13 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::cli::DemoArgs;
 use crate::{Error, Exit, Result};
 
 /// The bundled trace: callusguard's JSONL format, `ts` given as hours before now.
 const TRACE: &str = include_str!("demo_trace.jsonl");
 
-/// Run the demo.
-pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
+/// Run the demo; `keep` leaves the temporary directory in place (`--keep`).
+pub(crate) fn run(keep: bool) -> Result<Exit> {
     let dir = tempfile::Builder::new()
         .prefix("callus-demo-")
         .tempdir()
@@ -80,12 +79,26 @@ pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
         None,
     )?;
 
+    guard_stages(&demo, &root)?;
+    scope_stage(&demo)?;
+
+    stage("Done.");
+    if keep {
+        let kept = dir.keep();
+        println!("kept the demo home at {}", kept.display());
+    }
+    Ok(Exit::Ok)
+}
+
+/// Stages 4 to 6: the guard refuses the command again, every decision is on the audit
+/// chain, prune judges the rules.
+fn guard_stages(demo: &Demo, root: &Path) -> Result<()> {
     stage("4. GUARD — the agent tries the failing command again");
     let payload = json!({
         "hook_event_name": "PreToolUse",
         "session_id": "demo",
         "prompt_id": "demo-prompt",
-        "cwd": project,
+        "cwd": demo.project,
         "tool_name": "Bash",
         "tool_input": {"command": "cd db && psql -c 'select 1'"},
         "tool_use_id": "demo-call-1",
@@ -105,10 +118,14 @@ pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
 
     stage("6. PRUNE — which rules still earn their place");
     demo.show(&["guard", "prune", "--days", "30"], None)?;
+    Ok(())
+}
 
+/// Stage 7: a run declares what it may write, writes outside it, and scope says so.
+fn scope_stage(demo: &Demo) -> Result<()> {
     stage("7. SCOPE — did a run write only what it declared?");
-    std::fs::write(project.join("scripts/build.py"), "print('build')\n")
-        .map_err(|e| Error::io(project.join("scripts/build.py"), e))?;
+    std::fs::write(demo.project.join("scripts/build.py"), "print('build')\n")
+        .map_err(|e| Error::io(demo.project.join("scripts/build.py"), e))?;
     demo.show(
         &[
             "scope",
@@ -116,7 +133,7 @@ pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
             "--run-id",
             "demo",
             "--root",
-            path_str(&project),
+            path_str(&demo.project),
             "--create",
             "docs/**/*.md",
             "--forbid",
@@ -124,20 +141,14 @@ pub(crate) fn run(args: &DemoArgs) -> Result<Exit> {
         ],
         None,
     )?;
-    let docs = project.join("docs");
+    let docs = demo.project.join("docs");
     std::fs::create_dir_all(&docs).map_err(|e| Error::io(&docs, e))?;
     std::fs::write(docs.join("notes.md"), "# notes\n")
         .map_err(|e| Error::io(docs.join("notes.md"), e))?;
-    std::fs::write(project.join("scripts/build.py"), "print('changed')\n")
-        .map_err(|e| Error::io(project.join("scripts/build.py"), e))?;
+    std::fs::write(demo.project.join("scripts/build.py"), "print('changed')\n")
+        .map_err(|e| Error::io(demo.project.join("scripts/build.py"), e))?;
     demo.show(&["scope", "verify", "--run-id", "demo"], None)?;
-
-    stage("Done.");
-    if args.keep {
-        let kept = dir.keep();
-        println!("kept the demo home at {}", kept.display());
-    }
-    Ok(Exit::Ok)
+    Ok(())
 }
 
 struct Demo {

@@ -4,18 +4,11 @@
 //! [`crate::recuse::scan`], read by `callus guard`), so resuming removes that file and says
 //! what the halt was. Resuming a session that is not halted is not an error: it says so.
 
-use crate::cli::SessionCommand;
 use crate::config::Home;
 use crate::{Error, Exit, Result};
 
-/// Entry point of `callus session`.
-pub(crate) fn run(home: &Home, cmd: &SessionCommand) -> Result<Exit> {
-    match cmd {
-        SessionCommand::Resume { id } => resume(home, id),
-    }
-}
-
-fn resume(home: &Home, id: &str) -> Result<Exit> {
+/// `callus session resume ID`: remove session `id`'s halt marker and say what it was.
+pub(crate) fn resume(home: &Home, id: &str) -> Result<Exit> {
     if id.trim().is_empty() {
         return Err(Error::Invalid("session id is empty".into()));
     }

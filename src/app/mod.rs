@@ -1,8 +1,19 @@
 //! The command layer's entry: recognise the hook fast path, else parse the command line
 //! once and dispatch it to the stage that owns the command.
 //!
+//! One file per command family turns its clap arguments into the stage's own request; no
+//! stage below reads `crate::cli`.
+//!
 //! - `guard`: `callus guard check|test|audit`.
+//! - `replay`: `callus guard check --history`.
 //! - `rules`: `callus rules list|show|promote`.
+//! - `approve`: `callus allow-once CODE`.
+//! - `record`: `callus record import|stats`.
+//! - `derive`: `callus derive [explain ID]`.
+//! - `report`: `callus report` and `callus guard prune`.
+//! - `scope`: `callus scope declare|verify|show|hook`.
+//! - `sync`: `callus sync push|init|status`.
+//! - `setup`: `callus install|uninstall|doctor|demo|session`.
 //! - `docs`: `callus completions SHELL` and `callus man`.
 //!
 //! Guarantees: this is the only module that imports every stage; a broken stdout pipe
@@ -12,15 +23,19 @@
 use clap::Parser as _;
 
 mod approve;
+mod derive;
 mod docs;
 mod guard;
 mod record;
 mod replay;
+mod report;
 mod rules;
+mod scope;
+mod setup;
+mod sync;
 
 use crate::cli::{Cli, Command, GuardCommand, RecordCommand};
 use crate::config::Home;
-use crate::{demo, derive, doctor, install, prune, report, scope, session, sync};
 
 /// The process entry point: the hook fast path, else clap and `run`.
 #[must_use]
@@ -46,7 +61,7 @@ pub fn main_code() -> u8 {
         Err(e) => {
             // Printing can only fail when stderr/stdout are gone; the exit code still tells.
             let _ = e.print();
-            scope::usage_exit(&e, std::env::args_os().skip(1))
+            crate::scope::usage_exit(&e, std::env::args_os().skip(1))
         }
     }
 }
@@ -91,7 +106,7 @@ fn dispatch(cli: Cli) -> u8 {
             },
             Some(GuardCommand::Test(a)) => guard::test(home, &a),
             Some(GuardCommand::Audit(a)) => guard::audit(home, &a),
-            Some(GuardCommand::Prune(a)) => prune::run(home, &a),
+            Some(GuardCommand::Prune(a)) => report::prune(home, &a),
         },
         Command::Record(args) => match args.command {
             None => return crate::record::hook(),
@@ -100,14 +115,14 @@ fn dispatch(cli: Cli) -> u8 {
         },
         Command::Derive(a) => derive::run(home, &a),
         Command::Rules(c) => rules::run(home, &c),
-        Command::Report(a) => report::run(home, &a),
+        Command::Report(a) => report::report(home, &a),
         Command::Scope(c) => return scope::run(home, &c),
-        Command::Install(a) => install::install(home, &a),
-        Command::Uninstall(a) => install::uninstall(home, &a),
-        Command::Doctor(a) => Ok(doctor::run(home, &a)),
-        Command::Session(c) => session::run(home, &c),
+        Command::Install(a) => setup::install(home, &a, false),
+        Command::Uninstall(a) => setup::install(home, &a, true),
+        Command::Doctor(a) => Ok(crate::doctor::run(home, a.json)),
+        Command::Session(c) => setup::session(home, &c),
         Command::Sync(c) => sync::run(home, &c),
-        Command::Demo(a) => demo::run(&a),
+        Command::Demo(a) => crate::demo::run(a.keep),
         Command::Completions(a) => Ok(docs::completions(&a)),
         Command::Man(a) => docs::man(&a),
         Command::AllowOnce(a) => approve::run(home, &a),

@@ -25,6 +25,9 @@ use crate::{Error, Exit, Result};
 const EXAMPLES: usize = 3;
 
 /// `callus guard check [FILE…] --history WINDOW`.
+// the replay's steps in order (load, window, replay, report); each step is a few lines that share
+// the same locals
+#[allow(clippy::too_many_lines)]
 pub(super) fn check_history(home: &Home, args: &CheckArgs, since: &str) -> Result<Exit> {
     let window = Window::parse(since, None, crate::store::now_ms())?;
     let rules = ruleset(home, &args.files)?;

@@ -1,4 +1,4 @@
-//! The candidate document (callusguard spec §6.6) and its merge into a file.
+//! The candidate document (docs/rule-format.md#the-document), built from a derivation.
 //!
 //! Each candidate is a rule at `action: "monitor"` whose `meta` carries the evidence: the
 //! cluster (fail count, signature, shape, redacted sample command and error from the same,
@@ -8,23 +8,14 @@
 //! both re-checked here with the real matcher, so `guard check` verifies the candidate
 //! against its own evidence.
 //!
-//! Merging (`$CALLUS_HOME/candidates.json` by default, or `--out FILE`) updates a candidate in
-//! place when its id, or the id of any cluster folded into it, is already in the file; it keeps
-//! what a human added: meta keys derive does not own (`review`, `note`, …), a message that no
-//! longer starts with `DRAFT`, the first `added` date, and rule keys derive does not write
-//! (`pinned`). Derive owns the pattern and the evidence: refine a pattern by promoting it.
-//! Candidates from earlier runs that did not recur are kept unchanged, except one whose id a
-//! reviewed layer now declares: it was promoted, and is retired from the file (see
-//! `reviewed`). The merged document must pass `guard check` before it replaces the file
-//! (atomically, private to the user).
-
-use std::collections::BTreeMap;
-use std::path::Path;
+//! The document is merged into a file by `merge`.
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value, json};
-
+use super::candidate::{
+    AlreadyPromoted, BacktestMeta, Candidate, ContrastMeta, Document, Dropped, EnvironmentEntry,
+    Examples, FoldedCluster, Generated, Meta, NotRule, WindowSpan,
+};
 use super::cluster::{Cluster, Kind};
 use super::{Derivation, Derived};
 use crate::redact::redact_capped;
@@ -32,86 +23,46 @@ use crate::rules::backtest::{Backtest, round4};
 use crate::rules::check::example_fires;
 use crate::rules::{Rule, tier};
 use crate::window::{date, iso};
-use crate::{Error, Result};
 
 /// The observational caveat shown wherever tiers are.
 pub(crate) const CAVEAT: &str = "Rates are observational: they count whatever traffic happened to run in the window, \
 not a controlled re-run. Treat each tier as a prior, not a proof.";
 
-/// Meta keys derive writes; any other meta key is a human's and survives a merge.
-const DERIVED_META: &[&str] = &[
-    "why",
-    "added",
-    "telemetry_ref",
-    "kind",
-    "fail_count",
-    "error_signature",
-    "distinct_signatures",
-    "command_shape",
-    "sample_command",
-    "sample_error",
-    "first_seen",
-    "last_seen",
-    "tier",
-    "tier_basis",
-    "attempt_count",
-    "failure_sessions",
-    "failure_days",
-    "threshold_learned",
-    "min_attempts",
-    "fail_rate",
-    "action_ceiling",
-    "backtest",
-    "contrast",
-    "field_contrast",
-    "shape_attempts",
-    "crossfire_note",
-    "clusters",
-    "window",
-];
-
 /// Longest sample command and error kept in a candidate.
 const SAMPLE_CHARS: usize = 300;
 
 /// The rule as the backtest runs it: id, tool and what it matches.
-pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Map<String, Value> {
-    let mut r = Map::new();
-    r.insert("id".into(), json!(cluster.id()));
-    r.insert("tool".into(), json!(cluster.group.glob));
-    if let Some(m) = p.match_mode {
-        r.insert("match".into(), json!(m));
-        r.insert("field".into(), json!("command"));
+pub(crate) fn skeleton(cluster: &Cluster, p: &super::pattern::Proposal) -> Candidate {
+    let (match_mode, field) = if let Some(m) = p.match_mode {
+        (Some(m), Some("command".to_string()))
     } else if let Some(u) = &p.field_unless {
-        r.insert("field".into(), json!(u.field));
-    } else if let Some(f) = p.field {
-        r.insert("field".into(), json!(f));
-    }
-    if !p.any.is_empty() {
-        r.insert("any".into(), json!(p.any));
-    }
-    if !p.unless.is_empty() {
-        r.insert("unless".into(), json!(p.unless));
-    }
-    if let Some(f) = p.flags {
-        r.insert("flags".into(), json!(f));
-    }
-    if let Some(w) = &p.when {
-        r.insert("when".into(), w.clone());
-    }
-    r.insert(
-        "severity".into(),
-        json!(if cluster.kind == Kind::ToolWide {
+        (None, Some(u.field.clone()))
+    } else {
+        (None, p.field.map(str::to_string))
+    };
+    Candidate {
+        id: cluster.id(),
+        tool: cluster.group.glob.clone(),
+        match_mode,
+        field,
+        any: p.any.clone(),
+        unless: p.unless.clone(),
+        flags: p.flags,
+        when: p.when.clone(),
+        severity: if cluster.kind == Kind::ToolWide {
             60
         } else {
             40
-        }),
-    );
-    r.insert("action".into(), json!("monitor"));
-    r
+        },
+        action: "monitor",
+        message: None,
+        meta: None,
+        examples: None,
+    }
 }
 
 /// The full candidate: the skeleton plus message, meta and examples.
-pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
+pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Candidate {
     let clusters: Vec<&Cluster> = d.clusters.iter().map(|&i| &dv.clusters[i]).collect();
     let primary = clusters[0];
     let latest = &dv.failures[*primary.failures.last().expect("a cluster has a failure")];
@@ -133,12 +84,74 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
     } else {
         sample_error.clone()
     };
-    let message = if let Some(m) = super::tool_causes::message(
+    let message = draft_message(d, primary, fail_count, &basis, &shown_error, days);
+    let (first, last) = span(dv, &clusters);
+    let tool_wide_unsigned = primary.kind == Kind::ToolWide && primary.signature.is_empty();
+    // The threshold the tier was graded with, so `guard check` grades it the same way.
+    let floor = super::attempt_floor(&dv.options, &d.proposal);
+    let meta = Meta {
+        why: format!("{fail_count} recorded failures in {days}d; auto-surfaced by callus derive."),
+        added: date(crate::store::now_ms()),
+        telemetry_ref: telemetry_ref(dv, &clusters),
+        kind: d.proposal.kind,
+        fail_count,
+        cluster_fail_count: cluster_fails,
+        masked_count: d.backtest.masked,
+        distinct_signatures: tool_wide_unsigned.then_some(primary.signatures.len()),
+        error_signature: (!tool_wide_unsigned).then(|| primary.signature.clone()),
+        command_shape: primary.shape.clone(),
+        sample_command: redact_capped(&latest.command, SAMPLE_CHARS),
+        sample_error,
+        first_seen: iso(first),
+        last_seen: iso(last),
+        tier: d.tier.label(),
+        tier_basis: basis,
+        attempt_count: d.attempts,
+        // The spread the tier was capped by (see `tier::capped_by_spread`), so `guard check`
+        // grades it the same way.
+        failure_sessions: d.attempts.map(|_| d.backtest.sessions),
+        failure_days: d.attempts.map(|_| d.backtest.days),
+        min_attempts: (floor != tier::MIN_ATTEMPTS).then_some(floor),
+        threshold_learned: d.proposal.threshold_learned().then_some(true),
+        fail_rate: d.rate.map(round4),
+        action_ceiling: ceiling.as_str(),
+        backtest: backtest_meta(&d.backtest, &scope(primary, d.proposal.literal.as_deref())),
+        shape_attempts: dv
+            .shapes
+            .get(&primary.shape)
+            .filter(|_| matches!(primary.kind, Kind::Program { .. }))
+            .map(|stats| stats.attempts),
+        contrast: contrast_meta(d),
+        field_contrast: d.proposal.field_unless.clone(),
+        crossfire_note: crossfire_note(d, dv.options.min_attempts),
+        clusters: folded(&clusters),
+        window: WindowSpan::from(dv.options.window),
+    };
+    Candidate {
+        message: Some(message),
+        meta: Some(meta),
+        examples: examples(dv, d, primary, rule),
+        ..skeleton(primary, &d.proposal)
+    }
+}
+
+/// The draft message: the tool cause's own, or what failed, how often, and how far the
+/// evidence lets it be promoted.
+fn draft_message(
+    d: &Derived,
+    primary: &Cluster,
+    fail_count: usize,
+    basis: &str,
+    shown_error: &str,
+    days: i64,
+) -> String {
+    let ceiling = d.tier.ceiling();
+    if let Some(m) = super::tool_causes::message(
         &d.proposal,
         &primary.group.glob,
         fail_count,
         d.backtest.sessions,
-        &basis,
+        basis,
         ceiling,
     ) {
         m
@@ -162,120 +175,45 @@ pub(crate) fn candidate(dv: &Derivation, d: &Derived, rule: &Rule) -> Value {
             "DRAFT — recurring {} failure ({fail_count}x in {days}d, {basis}): \"{sample}\". Refine this pattern + write a helpful message, then promote monitor -> at most {ceiling}.",
             what_failed(primary)
         )
-    };
+    }
+}
+
+/// `callus:SOURCE+…`: where the clusters' failures were recorded from.
+fn telemetry_ref(dv: &Derivation, clusters: &[&Cluster]) -> String {
     let mut sources: Vec<&str> = clusters
         .iter()
         .flat_map(|c| c.failures.iter().map(|&i| dv.failures[i].source.as_str()))
         .collect();
     sources.sort_unstable();
     sources.dedup();
-    let mut meta = Map::new();
-    meta.insert(
-        "why".into(),
-        json!(format!(
-            "{fail_count} recorded failures in {days}d; auto-surfaced by callus derive."
-        )),
-    );
-    meta.insert("added".into(), json!(date(crate::store::now_ms())));
-    meta.insert(
-        "telemetry_ref".into(),
-        json!(format!("callus:{}", sources.join("+"))),
-    );
-    meta.insert("kind".into(), json!(d.proposal.kind));
-    meta.insert("fail_count".into(), json!(fail_count));
-    meta.insert("cluster_fail_count".into(), json!(cluster_fails));
-    meta.insert("masked_count".into(), json!(d.backtest.masked));
-    if primary.kind == Kind::ToolWide && primary.signature.is_empty() {
-        meta.insert(
-            "distinct_signatures".into(),
-            json!(primary.signatures.len()),
-        );
-    } else {
-        meta.insert("error_signature".into(), json!(primary.signature));
-    }
-    meta.insert("command_shape".into(), json!(primary.shape));
-    meta.insert(
-        "sample_command".into(),
-        json!(redact_capped(&latest.command, SAMPLE_CHARS)),
-    );
-    meta.insert("sample_error".into(), json!(sample_error));
-    let (first, last) = span(dv, &clusters);
-    meta.insert("first_seen".into(), json!(iso(first)));
-    meta.insert("last_seen".into(), json!(iso(last)));
-    meta.insert("tier".into(), json!(d.tier.label()));
-    meta.insert("tier_basis".into(), json!(basis));
-    meta.insert("attempt_count".into(), json!(d.attempts));
-    // The spread the tier was capped by (see `tier::capped_by_spread`), so `guard check`
-    // grades it the same way.
-    if d.attempts.is_some() {
-        meta.insert("failure_sessions".into(), json!(d.backtest.sessions));
-        meta.insert("failure_days".into(), json!(d.backtest.days));
-    }
-    // The threshold the tier was graded with, so `guard check` grades it the same way.
-    let floor = super::attempt_floor(&dv.options, &d.proposal);
-    if floor != tier::MIN_ATTEMPTS {
-        meta.insert("min_attempts".into(), json!(floor));
-    }
-    if d.proposal.threshold_learned() {
-        meta.insert("threshold_learned".into(), json!(true));
-    }
-    meta.insert("fail_rate".into(), json!(d.rate.map(round4)));
-    meta.insert("action_ceiling".into(), json!(ceiling.as_str()));
-    meta.insert(
-        "backtest".into(),
-        backtest_meta(&d.backtest, &scope(primary, d.proposal.literal.as_deref())),
-    );
-    if let Some(stats) = dv.shapes.get(&primary.shape)
-        && matches!(primary.kind, Kind::Program { .. })
-    {
-        meta.insert("shape_attempts".into(), json!(stats.attempts));
-    }
-    if let Some(k) = d
-        .contrast
+    format!("callus:{}", sources.join("+"))
+}
+
+/// `meta.contrast`, when enough successes were compared.
+fn contrast_meta(d: &Derived) -> Option<ContrastMeta> {
+    d.contrast
         .as_ref()
         .filter(|k| k.successes >= super::contrast::MIN_SUCCESSES)
-    {
-        meta.insert(
-            "contrast".into(),
-            json!({
-                "successes": k.successes,
-                "failures": k.failures,
-                "unless": k.unless,
-                "narrow": k.narrow,
-            }),
-        );
-    }
-    if let Some(u) = &d.proposal.field_unless {
-        meta.insert("field_contrast".into(), json!(u));
-    }
-    if let Some(note) = crossfire_note(d, dv.options.min_attempts) {
-        meta.insert("crossfire_note".into(), json!(note));
-    }
-    if clusters.len() > 1 {
-        meta.insert(
-            "clusters".into(),
-            Value::Array(
-                clusters
-                    .iter()
-                    .map(|c| json!({"id": c.id(), "signature": c.signature, "fail_count": c.count()}))
-                    .collect(),
-            ),
-        );
-    }
-    meta.insert("window".into(), dv.options.window.to_json());
-    let mut out = Map::new();
-    for (k, v) in skeleton(primary, &d.proposal) {
-        let is_action = k == "action";
-        out.insert(k, v);
-        if is_action {
-            out.insert("message".into(), json!(message));
-        }
-    }
-    out.insert("meta".into(), Value::Object(meta));
-    if let Some(ex) = examples(dv, d, primary, rule) {
-        out.insert("examples".into(), ex);
-    }
-    Value::Object(out)
+        .map(|k| ContrastMeta {
+            successes: k.successes,
+            failures: k.failures,
+            unless: k.unless.clone(),
+            narrow: k.narrow.clone(),
+        })
+}
+
+/// `meta.clusters`: every cluster folded into the candidate, when more than one.
+fn folded(clusters: &[&Cluster]) -> Option<Vec<FoldedCluster>> {
+    (clusters.len() > 1).then(|| {
+        clusters
+            .iter()
+            .map(|c| FoldedCluster {
+                id: c.id(),
+                signature: c.signature.clone(),
+                fail_count: c.count(),
+            })
+            .collect()
+    })
 }
 
 /// "Bash" or "Bash poll-loop" etc. for the message.
@@ -298,17 +236,17 @@ fn span(dv: &Derivation, clusters: &[&Cluster]) -> (i64, i64) {
 }
 
 /// The backtest as stored in `meta.backtest`, with the scope it ran over.
-fn backtest_meta(b: &Backtest, scope: &str) -> Value {
-    json!({
-        "matched": b.matched,
-        "failures": b.failures,
-        "fail_rate": b.fail_rate(),
-        "crossfire": b.crossfire,
-        "sessions": b.sessions,
-        "first_seen": b.first_seen.map(iso),
-        "last_seen": b.last_seen.map(iso),
-        "scope": scope,
-    })
+fn backtest_meta(b: &Backtest, scope: &str) -> BacktestMeta {
+    BacktestMeta {
+        matched: b.matched,
+        failures: b.failures,
+        fail_rate: b.fail_rate(),
+        crossfire: b.crossfire,
+        sessions: b.sessions,
+        first_seen: b.first_seen.map(iso),
+        last_seen: b.last_seen.map(iso),
+        scope: scope.to_string(),
+    }
 }
 
 /// Which calls the backtest ran over (stored with the evidence): the honesty note that the
@@ -371,7 +309,7 @@ fn crossfire_note(d: &Derived, min_attempts: u64) -> Option<String> {
 
 /// `should_fire`: the first matched failure; `should_not_fire`: a success of the shape the
 /// contrast exempts. Each is re-checked on the redacted text exactly as `guard check` will.
-fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Value> {
+fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Option<Examples> {
     if d.proposal.any.is_empty() {
         return None;
     }
@@ -397,390 +335,100 @@ fn examples(dv: &Derivation, d: &Derived, primary: &Cluster, rule: &Rule) -> Opt
     if should_fire.is_empty() && should_not_fire.is_empty() {
         return None;
     }
-    let mut ex = Map::new();
-    if !should_fire.is_empty() {
-        ex.insert("should_fire".into(), json!(should_fire));
-    }
-    if !should_not_fire.is_empty() {
-        ex.insert("should_not_fire".into(), json!(should_not_fire));
-    }
-    Some(Value::Object(ex))
+    Some(Examples {
+        should_fire,
+        should_not_fire,
+    })
 }
 
 /// One withheld (anecdotal) cluster as listed in `dropped_anecdotal`.
-pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Value {
+pub(crate) fn dropped_entry(dv: &Derivation, d: &Derived) -> Dropped {
     let c = &dv.clusters[d.clusters[0]];
     let shape = if c.kind == Kind::ToolWide {
         "(tool-wide)".to_string()
     } else {
         c.shape.clone()
     };
-    json!({
-        "tool": c.group.glob,
-        "shape": shape,
-        "id": d.id(),
-        "fail_count": d.fail_count(&dv.clusters),
-        "pattern": d.proposal.any.first(),
-        "tier": d.tier.label(),
-        "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
-        "attempt_count": d.attempts,
-        "fail_rate": d.rate.map(round4),
-        "action_ceiling": d.tier.ceiling().as_str(),
-    })
+    Dropped {
+        tool: c.group.glob.clone(),
+        shape,
+        id: d.id().to_string(),
+        fail_count: d.fail_count(&dv.clusters),
+        pattern: d.proposal.any.first().cloned(),
+        tier: d.tier.label(),
+        tier_basis: tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
+        attempt_count: d.attempts,
+        fail_rate: d.rate.map(round4),
+        action_ceiling: d.tier.ceiling().as_str(),
+    }
 }
 
 /// One recurring cluster the outcome model judged no rule (`generated.not_rules`).
-pub(crate) fn not_rule_entry(dv: &Derivation, d: &Derived, kind: super::FindingKind) -> Value {
+pub(crate) fn not_rule_entry(dv: &Derivation, d: &Derived, kind: super::FindingKind) -> NotRule {
     let c = &dv.clusters[d.clusters[0]];
-    json!({
-        "id": d.id(),
-        "tool": c.group.glob,
-        "shape": c.shape,
-        "finding": kind.label(),
-        "why": kind.why(),
-        "error_signature": c.signature,
-        "fail_count": d.fail_count(&dv.clusters),
-        "matched": d.backtest.matched,
-        "matched_failures": d.backtest.failures,
-        "sessions": d.backtest.sessions,
-    })
+    NotRule {
+        id: d.id().to_string(),
+        tool: c.group.glob.clone(),
+        shape: c.shape.clone(),
+        finding: kind.label(),
+        why: kind.why(),
+        error_signature: c.signature.clone(),
+        fail_count: d.fail_count(&dv.clusters),
+        matched: d.backtest.matched,
+        matched_failures: d.backtest.failures,
+        sessions: d.backtest.sessions,
+    }
 }
 
 /// The candidate document of a derivation.
-pub(crate) fn document(dv: &Derivation) -> Value {
+pub(crate) fn document(dv: &Derivation) -> Document {
     let o = &dv.options;
     let days = o.window.days();
-    json!({
-        "ruleset": "derived-candidates",
-        "bias": "fail-open",
-        "description": format!(
+    Document {
+        ruleset: "derived-candidates",
+        bias: "fail-open",
+        description: format!(
             "Auto-derived candidate rules from the callus store ({} clusters, >= {} fails in {days}d, >= {} attempts). \
              All action=monitor (log-only). Review, refine the regex + message, then promote — no further than each rule's meta.action_ceiling.",
-            dv.candidates.len(), o.min_count, o.min_attempts
+            dv.candidates.len(),
+            o.min_count,
+            o.min_attempts
         ),
-        "rules": dv.candidates.iter().map(|d| d.rule.clone()).collect::<Vec<_>>(),
-        "dropped_anecdotal": dv.withheld.iter().map(|d| dropped_entry(dv, d)).collect::<Vec<_>>(),
-        "generated": {
-            "at": iso(crate::store::now_ms()),
-            "by": concat!("callus derive ", env!("CARGO_PKG_VERSION")),
-            "min_count": o.min_count,
-            "min_attempts": o.min_attempts,
-            "keep_anecdotal": o.keep_anecdotal,
-            "excluded_tools": o.excluded,
-            "already_promoted": dv.promoted.iter().map(|(d, layer)| json!({
-                "id": d.id(),
-                "layer": layer,
-                "fail_count": d.fail_count(&dv.clusters),
-            })).collect::<Vec<_>>(),
-            "not_rules": dv.not_rules.iter().map(|(d, k)| not_rule_entry(dv, d, *k)).collect::<Vec<_>>(),
-            "environment": dv.environment.iter().map(|f| json!({
-                "kind": f.kind,
-                "calls": f.calls,
-                "programs": f.programs,
-                "sessions": f.sessions,
-            })).collect::<Vec<_>>(),
+        rules: dv.candidates.iter().map(|d| d.rule.clone()).collect(),
+        dropped_anecdotal: dv.withheld.iter().map(|d| dropped_entry(dv, d)).collect(),
+        generated: Generated {
+            at: iso(crate::store::now_ms()),
+            by: concat!("callus derive ", env!("CARGO_PKG_VERSION")),
+            min_count: o.min_count,
+            min_attempts: o.min_attempts,
+            keep_anecdotal: o.keep_anecdotal,
+            excluded_tools: o.excluded.clone(),
+            already_promoted: dv
+                .promoted
+                .iter()
+                .map(|(d, layer)| AlreadyPromoted {
+                    id: d.id().to_string(),
+                    layer: layer.clone(),
+                    fail_count: d.fail_count(&dv.clusters),
+                })
+                .collect(),
+            not_rules: dv
+                .not_rules
+                .iter()
+                .map(|(d, k)| not_rule_entry(dv, d, *k))
+                .collect(),
+            environment: dv
+                .environment
+                .iter()
+                .map(|f| EnvironmentEntry {
+                    kind: f.kind,
+                    calls: f.calls,
+                    programs: f.programs,
+                    sessions: f.sessions,
+                })
+                .collect(),
         },
-        "window": o.window.to_json(),
-        "caveat": CAVEAT,
-    })
-}
-
-/// What a merge did.
-#[derive(Debug)]
-pub(crate) struct Written {
-    /// The document as written.
-    pub document: Value,
-    /// Candidates new to the file.
-    pub added: usize,
-    /// Candidates updated in place.
-    pub updated: usize,
-    /// Earlier candidates left as they were.
-    pub kept: usize,
-    /// Earlier candidates removed because a reviewed layer now declares them (promoted).
-    pub retired: usize,
-    /// Earlier candidates removed because this run judged them no rule (see `finding`).
-    pub reclassified: usize,
-    /// Earlier candidates removed because they no longer pass `guard check` (written by an
-    /// older callus or edited by hand, their evidence no longer agrees with their tier).
-    pub stale: usize,
-}
-
-/// Merge `doc` into the candidate file at `path` (created if absent) and write it, retiring
-/// the candidates whose id is in `promoted` (declared by a reviewed layer).
-pub(crate) fn merge_into(
-    path: &Path,
-    doc: &Value,
-    promoted: &BTreeMap<String, String>,
-) -> Result<Written> {
-    let name = path.display().to_string();
-    let existing: Option<Value> = match std::fs::read_to_string(path) {
-        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| Error::json(&name, e))?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    let mut written = merge(existing.as_ref(), doc, &name, promoted)?;
-    let mut text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
-    let mut report = crate::rules::check::check_text(&name, &text);
-    if !report.ok {
-        // An earlier candidate this run did not re-derive cannot be re-graded (its evidence
-        // is not in the window): one that no longer passes the check is retired, never a
-        // reason to abort the run.
-        let fresh: Vec<&str> = doc["rules"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.get("id").and_then(Value::as_str))
-            .collect();
-        let failing: Vec<String> = report
-            .errors
-            .iter()
-            .chain(&report.example_failures)
-            .filter_map(|e| e.split_once(": ").map(|(id, _)| id.to_string()))
-            .filter(|id| !fresh.contains(&id.as_str()))
-            .collect();
-        if let Some(Value::Array(rules)) = written.document.get_mut("rules") {
-            let before = rules.len();
-            rules.retain(|r| {
-                !r.get("id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| failing.iter().any(|f| f == id))
-            });
-            written.stale = before - rules.len();
-            written.kept = written.kept.saturating_sub(written.stale);
-        }
-        text = serde_json::to_string_pretty(&written.document).unwrap_or_default() + "\n";
-        report = crate::rules::check::check_text(&name, &text);
-    }
-    if !report.ok {
-        let mut problems = report.errors;
-        problems.extend(report.example_failures);
-        return Err(Error::Ruleset {
-            file: name,
-            rule: None,
-            field: None,
-            msg: format!(
-                "the merged candidates would not pass guard check, nothing written: {}",
-                problems.join("; ")
-            ),
-        });
-    }
-    write_private(path, &text)?;
-    Ok(written)
-}
-
-/// Merge the new document into an existing one (pure; see the module docs for the policy).
-pub(crate) fn merge(
-    existing: Option<&Value>,
-    new: &Value,
-    name: &str,
-    promoted: &BTreeMap<String, String>,
-) -> Result<Written> {
-    let mut top = match existing {
-        None => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => {
-            return Err(Error::Ruleset {
-                file: name.to_string(),
-                rule: None,
-                field: None,
-                msg: "top level is not a JSON object; refusing to overwrite it".into(),
-            });
-        }
-    };
-    let mut rules: Vec<Value> = match top.remove("rules") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a,
-        Some(_) => {
-            return Err(Error::Ruleset {
-                file: name.to_string(),
-                rule: None,
-                field: Some("rules".into()),
-                msg: "must be an array; refusing to overwrite it".into(),
-            });
-        }
-    };
-    let before = rules.len();
-    rules.retain(|old| !cluster_ids(old).iter().any(|id| promoted.contains_key(id)));
-    let retired = before - rules.len();
-    // An earlier candidate this run judged no rule (an environment finding, a guess) is
-    // retired: it recurred, and the outcome model says what it is instead.
-    let not_rules: Vec<&str> = new["generated"]["not_rules"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n["id"].as_str())
-        .collect();
-    let before = rules.len();
-    rules.retain(|old| {
-        !cluster_ids(old)
-            .iter()
-            .any(|id| not_rules.contains(&id.as_str()))
-    });
-    let reclassified = before - rules.len();
-    let mut touched = vec![false; rules.len()];
-    let (mut added, mut updated) = (0, 0);
-    for cand in new["rules"].as_array().into_iter().flatten() {
-        let ids = cluster_ids(cand);
-        let found = rules.iter().position(|old| {
-            old.get("id")
-                .and_then(Value::as_str)
-                .is_some_and(|id| ids.iter().any(|x| x == id))
-        });
-        if let Some(j) = found {
-            rules[j] = merge_rule(&rules[j], cand);
-            touched[j] = true;
-            updated += 1;
-        } else {
-            rules.push(cand.clone());
-            touched.push(true);
-            added += 1;
-        }
-    }
-    let kept = touched.iter().filter(|t| !**t).count();
-    let mut out = Map::new();
-    for key in ["ruleset", "bias", "description"] {
-        out.insert(key.into(), new[key].clone());
-    }
-    out.insert("rules".into(), Value::Array(rules));
-    for key in ["dropped_anecdotal", "generated", "window", "caveat"] {
-        out.insert(key.into(), new[key].clone());
-    }
-    // Anything else a human put at the top level stays.
-    for (k, v) in top {
-        out.entry(k).or_insert(v);
-    }
-    Ok(Written {
-        stale: 0,
-        reclassified,
-        document: Value::Object(out),
-        added,
-        updated,
-        kept,
-        retired,
-    })
-}
-
-/// The candidate's id and the ids of every cluster folded into it.
-fn cluster_ids(cand: &Value) -> Vec<String> {
-    let mut ids: Vec<String> = cand["id"]
-        .as_str()
-        .map(str::to_string)
-        .into_iter()
-        .collect();
-    for c in cand["meta"]["clusters"].as_array().into_iter().flatten() {
-        if let Some(id) = c["id"].as_str() {
-            ids.push(id.to_string());
-        }
-    }
-    ids
-}
-
-/// The new candidate, keeping the old id and what a human added to the old one.
-fn merge_rule(old: &Value, new: &Value) -> Value {
-    let (Value::Object(old), Value::Object(new)) = (old, new) else {
-        return new.clone();
-    };
-    let mut out = new.clone();
-    if let Some(id) = old.get("id") {
-        out.insert("id".into(), id.clone());
-    }
-    if let Some(Value::String(m)) = old.get("message")
-        && !m.trim_start().starts_with("DRAFT")
-    {
-        out.insert("message".into(), json!(m));
-    }
-    if let (Some(Value::Object(old_meta)), Some(Value::Object(meta))) =
-        (old.get("meta"), out.get_mut("meta"))
-    {
-        for (k, v) in old_meta {
-            if k == "added" || !DERIVED_META.contains(&k.as_str()) {
-                meta.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    for (k, v) in old {
-        if !out.contains_key(k) {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    Value::Object(out)
-}
-
-/// Write `text` to `path` atomically, in a private directory.
-fn write_private(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    crate::config::ensure_private_dir(dir)?;
-    crate::config::replace_file(path, text.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[allow(clippy::needless_pass_by_value)] // call sites read as a literal document
-    fn doc(rules: Value) -> Value {
-        json!({"ruleset": "derived-candidates", "bias": "fail-open", "description": "d",
-               "rules": rules, "dropped_anecdotal": [], "generated": {}, "window": {}, "caveat": "c"})
-    }
-
-    #[test]
-    fn merge_keeps_human_notes_and_earlier_candidates() {
-        let old = doc(json!([
-            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor",
-             "message": "Bare psql: use scripts/db.py", "pinned": true,
-             "meta": {"fail_count": 3, "added": "2026-06-01", "review": "looks right — kai"}},
-            {"id": "derived-bash-old-bbbb", "tool": "Bash", "action": "monitor", "meta": {}}
-        ]));
-        let new = doc(json!([
-            {"id": "derived-bash-psql-cccc", "tool": "Bash", "action": "monitor",
-             "message": "DRAFT — new", "meta": {"fail_count": 9, "added": "2026-07-08",
-             "clusters": [{"id": "derived-bash-psql-aaaa"}, {"id": "derived-bash-psql-cccc"}]}},
-            {"id": "derived-bash-new-dddd", "tool": "Bash", "action": "monitor", "message": "DRAFT", "meta": {}}
-        ]));
-        let w = merge(Some(&old), &new, "f", &BTreeMap::new()).unwrap();
-        assert_eq!((w.added, w.updated, w.kept), (1, 1, 1));
-        let rules = w.document["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), 3);
-        let psql = &rules[0];
-        assert_eq!(psql["id"], "derived-bash-psql-aaaa");
-        assert_eq!(psql["message"], "Bare psql: use scripts/db.py");
-        assert_eq!(psql["pinned"], true);
-        assert_eq!(psql["meta"]["review"], "looks right — kai");
-        assert_eq!(psql["meta"]["added"], "2026-06-01");
-        assert_eq!(psql["meta"]["fail_count"], 9);
-        assert_eq!(rules[1]["id"], "derived-bash-old-bbbb");
-        assert_eq!(rules[2]["id"], "derived-bash-new-dddd");
-    }
-
-    #[test]
-    fn merge_retires_candidates_a_reviewed_layer_declares() {
-        let old = doc(json!([
-            {"id": "derived-bash-psql-aaaa", "tool": "Bash", "action": "monitor", "meta": {}},
-            {"id": "derived-bash-git-bbbb", "tool": "Bash", "action": "monitor", "meta": {}}
-        ]));
-        let promoted: BTreeMap<String, String> =
-            [("derived-bash-psql-aaaa".to_string(), "p.json".to_string())].into();
-        let w = merge(Some(&old), &doc(json!([])), "f", &promoted).unwrap();
-        assert_eq!((w.added, w.updated, w.kept, w.retired), (0, 0, 1, 1));
-        let rules = w.document["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), 1);
-        assert_eq!(rules[0]["id"], "derived-bash-git-bbbb");
-    }
-
-    #[test]
-    fn merge_refuses_a_file_that_is_not_a_ruleset() {
-        assert!(merge(Some(&json!([1, 2])), &doc(json!([])), "f", &BTreeMap::new()).is_err());
-        assert!(
-            merge(
-                Some(&json!({"rules": "x"})),
-                &doc(json!([])),
-                "f",
-                &BTreeMap::new()
-            )
-            .is_err()
-        );
+        window: WindowSpan::from(o.window),
+        caveat: CAVEAT,
     }
 }

@@ -6,12 +6,12 @@
 //! cluster per host whatever the program or wording), or the program of its failing segment
 //! (see [`crate::shell::blame`], the recorder's choice too). A Bash failure that ran only builtins joins a
 //! cluster with an empty shape, which is reported and never proposed (a tool-only Bash rule
-//! would match every command: spec §15.1 item 36). Every other tool clusters by tool and
+//! would match every command). Every other tool clusters by tool and
 //! signature (its candidate is tool-wide, but only a signature that recurs on its own makes
 //! one), except an MCP server, which is one tool-wide cluster whatever its signatures.
 //!
 //! A cluster's id is derived from its group, shape and signature only — never from counts — so
-//! next week's run names the same cluster the same way (spec §15.1 item 38).
+//! next week's run names the same cluster the same way.
 
 use std::collections::BTreeMap;
 
@@ -38,7 +38,7 @@ pub(crate) struct ToolGroup {
 }
 
 impl ToolGroup {
-    /// The group of `tool` (spec §6.4 `_tool_group`).
+    /// The group of `tool` (callusguard's `_tool_group`).
     pub(crate) fn of(tool: &str) -> Self {
         if let Some(rest) = tool.strip_prefix("mcp__")
             && let Some((server, _)) = rest.split_once("__")
@@ -219,7 +219,7 @@ pub(crate) fn build(failures: &[Failure]) -> Vec<Cluster> {
         } else {
             // Signature first for the host's own tools: Read's size limit and a missing file
             // are separate clusters, each needing `--min-count` failures of its own. An MCP
-            // server stays one surface (spec §6.4), whatever its methods' signatures.
+            // server stays one surface, whatever its methods' signatures.
             let signature = if group.key.starts_with("mcp__") {
                 String::new()
             } else {

@@ -9,15 +9,19 @@
 //! summary listed — proposed or withheld — can always be explained while its calls are in the
 //! store. Ids are matched against every cluster folded into a candidate.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::candidate::WindowSpan;
 use super::cluster::Kind;
 use super::contrast::{
     MIN_SUCCESSES, NARROW_FAILURE_SHARE, NARROW_SUCCESS_SHARE, UNLESS_FAILURE_SHARE,
     UNLESS_SUCCESS_SHARE,
 };
+use super::explanation::{
+    BacktestExplained, Blamed, CallSample, ClusterRow, ContrastExplained, ContrastRules,
+    Explanation, FailedCall, Failures, FindingExplained, Patterns, ShapeSuccesses, SignatureRow,
+};
 use super::{Derivation, Derived, Options};
-use crate::cli::DeriveArgs;
 use crate::config::Home;
 use crate::output::{print_json, table};
 use crate::redact::redact_capped;
@@ -38,12 +42,12 @@ const CELL_CHARS: usize = 100;
 pub(crate) fn run(
     home: &Home,
     evidence: &crate::sync::Evidence,
-    args: &DeriveArgs,
+    args: &super::Request,
     id: &str,
     json: bool,
     out: Option<&std::path::Path>,
 ) -> Result<Exit> {
-    let mut options = Options::from_args(args)?;
+    let mut options = Options::from_request(args)?;
     options.keep_anecdotal = true;
     let cwd = std::env::current_dir().ok();
     let paths = LayerPaths::resolve(home, cwd.as_deref());
@@ -84,11 +88,15 @@ pub(crate) fn run(
     else {
         return Err(not_found(&dv, id));
     };
-    let mut report = report(&dv, d);
-    report["promoted_in"] = json!(promoted_in);
-    if let Some(k) = finding {
-        report["finding"] = json!({"kind": k.label(), "why": k.why()});
-    }
+    let explanation = Explanation {
+        promoted_in: promoted_in.map(str::to_string),
+        finding: finding.map(|k| FindingExplained {
+            kind: k.label(),
+            why: k.why(),
+        }),
+        ..report(&dv, d)
+    };
+    let report = serde_json::to_value(&explanation).map_err(|e| Error::json("explanation", e))?;
     if json {
         print_json(&report);
     } else {
@@ -155,7 +163,7 @@ fn not_found(dv: &Derivation, id: &str) -> Error {
 }
 
 /// The explanation as JSON.
-fn report(dv: &Derivation, d: &Derived) -> Value {
+fn report(dv: &Derivation, d: &Derived) -> Explanation {
     let primary = &dv.clusters[d.clusters[0]];
     let mut failures: Vec<usize> = d
         .clusters
@@ -163,96 +171,129 @@ fn report(dv: &Derivation, d: &Derived) -> Value {
         .flat_map(|&i| dv.clusters[i].failures.iter().copied())
         .collect();
     failures.sort_by_key(|&i| dv.failures[i].started_ms);
-    let failing: Vec<Value> = failures
-        .iter()
-        .take(MAX_FAILURES)
-        .map(|&i| {
-            let f = &dv.failures[i];
-            json!({
-                "at": iso(f.started_ms),
-                "tool": f.tool,
-                "session": f.session,
-                "command": redact_capped(&f.command, 300),
-                "error": redact_capped(&f.error, 300),
-                "error_line": error_line(&f.error).map(|l| redact_capped(&l, 300)),
-                "blamed": blamed(f),
+    let sample = |i: usize| {
+        let c = &dv.scan.calls[i];
+        CallSample {
+            at: iso(c.started_ms),
+            command: redact_capped(&c.command, 300),
+        }
+    };
+    let meta = d.rule.meta.as_ref();
+    Explanation {
+        id: d.id().to_string(),
+        clusters: d
+            .clusters
+            .iter()
+            .map(|&i| {
+                let c = &dv.clusters[i];
+                ClusterRow {
+                    id: c.id(),
+                    tool: c.group.glob.clone(),
+                    shape: c.shape.clone(),
+                    signature: c.signature.clone(),
+                    fail_count: c.count(),
+                }
             })
-        })
-        .collect();
-    let by_signature = signature_breakdown(dv, &failures);
-    let masked = masked_calls(dv, d);
-    let stats = dv
-        .shapes
-        .get(&primary.shape)
-        .filter(|_| matches!(primary.kind, Kind::Program { .. }));
-    let successes = stats.map(|s| {
-        json!({
-            "shape": primary.shape,
-            "attempts": s.attempts,
-            "successes": s.successes,
-            "samples": s.samples.iter().take(MAX_SUCCESSES).map(|&i| {
-                let c = &dv.scan.calls[i];
-                json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)})
-            }).collect::<Vec<_>>(),
-        })
-    });
-    let contrast = d.contrast.as_ref().map(|k| {
-        json!({
-            "successes": k.successes,
-            "failures": k.failures,
-            "rules": {
-                "min_successes": MIN_SUCCESSES,
-                "unless": format!("a flag in >= {:.0}% of successes and <= {:.0}% of failures", UNLESS_SUCCESS_SHARE * 100.0, UNLESS_FAILURE_SHARE * 100.0),
-                "narrow": format!("a token in >= {:.0}% of failures and <= {:.0}% of successes", NARROW_FAILURE_SHARE * 100.0, NARROW_SUCCESS_SHARE * 100.0),
-            },
-            "tokens": k.tokens,
-        })
-    });
-    let field_contrast = d.proposal.field_unless.as_ref().map(|u| json!(u));
-    let crossfire: Vec<Value> = d
-        .backtest
-        .crossfire_samples
-        .iter()
-        .map(|&i| {
-            let c = &dv.scan.calls[i];
-            json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)})
-        })
-        .collect();
-    let mut backtest = d.rule["meta"]["backtest"].clone();
-    backtest["crossfire_samples"] = json!(crossfire);
-    json!({
-        "id": d.id(),
-        "clusters": d.clusters.iter().map(|&i| {
-            let c = &dv.clusters[i];
-            json!({"id": c.id(), "tool": c.group.glob, "shape": c.shape, "signature": c.signature, "fail_count": c.count()})
-        }).collect::<Vec<_>>(),
-        "window": dv.options.window.to_json(),
-        "kind": d.proposal.kind,
-        "rule": {
-            "tool": d.rule["tool"],
-            "field": d.rule.get("field"),
-            "match": d.rule.get("match"),
-            "any": d.rule.get("any"),
-            "unless": d.rule.get("unless"),
-            "flags": d.rule.get("flags"),
+            .collect(),
+        window: WindowSpan::from(dv.options.window),
+        kind: d.proposal.kind,
+        rule: patterns(&d.rule),
+        failures: Failures {
+            count: failures.len(),
+            by_signature: signature_breakdown(dv, &failures),
+            calls: failures
+                .iter()
+                .take(MAX_FAILURES)
+                .map(|&i| failed_call(&dv.failures[i]))
+                .collect(),
         },
-        "failures": {"count": failures.len(), "by_signature": by_signature, "calls": failing},
-        "masked": masked,
-        "successes_of_shape": successes,
-        "contrast": contrast,
-        "field_contrast": field_contrast,
-        "backtest": backtest,
-        "tier": d.tier.label(),
-        "tier_basis": tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
-        "action_ceiling": d.tier.ceiling().as_str(),
-        "crossfire_note": d.rule["meta"].get("crossfire_note"),
-        "caveat": super::candidates::CAVEAT,
-    })
+        masked: masked_calls(dv, d),
+        successes_of_shape: dv
+            .shapes
+            .get(&primary.shape)
+            .filter(|_| matches!(primary.kind, Kind::Program { .. }))
+            .map(|s| ShapeSuccesses {
+                shape: primary.shape.clone(),
+                attempts: s.attempts,
+                successes: s.successes,
+                samples: s
+                    .samples
+                    .iter()
+                    .take(MAX_SUCCESSES)
+                    .map(|&i| sample(i))
+                    .collect(),
+            }),
+        contrast: d.contrast.as_ref().map(contrast),
+        field_contrast: d.proposal.field_unless.clone(),
+        backtest: BacktestExplained {
+            meta: meta.map(|m| m.backtest.clone()).unwrap_or_default(),
+            crossfire_samples: d
+                .backtest
+                .crossfire_samples
+                .iter()
+                .map(|&i| sample(i))
+                .collect(),
+        },
+        tier: d.tier.label(),
+        tier_basis: tier::describe(d.tier, d.rate, d.attempts.unwrap_or(0)),
+        action_ceiling: d.tier.ceiling().as_str(),
+        crossfire_note: meta.and_then(|m| m.crossfire_note.clone()),
+        caveat: super::candidates::CAVEAT,
+        promoted_in: None,
+        finding: None,
+    }
+}
+
+/// What the candidate rule matches.
+fn patterns(rule: &super::candidate::Candidate) -> Patterns {
+    Patterns {
+        tool: rule.tool.clone(),
+        field: rule.field.clone(),
+        match_mode: rule.match_mode,
+        any: (!rule.any.is_empty()).then(|| rule.any.clone()),
+        unless: (!rule.unless.is_empty()).then(|| rule.unless.clone()),
+        flags: rule.flags,
+    }
+}
+
+/// The contrast, with the thresholds it applied in words.
+fn contrast(k: &super::contrast::Contrast) -> ContrastExplained {
+    ContrastExplained {
+        successes: k.successes,
+        failures: k.failures,
+        rules: ContrastRules {
+            min_successes: MIN_SUCCESSES,
+            unless: format!(
+                "a flag in >= {:.0}% of successes and <= {:.0}% of failures",
+                UNLESS_SUCCESS_SHARE * 100.0,
+                UNLESS_FAILURE_SHARE * 100.0
+            ),
+            narrow: format!(
+                "a token in >= {:.0}% of failures and <= {:.0}% of successes",
+                NARROW_FAILURE_SHARE * 100.0,
+                NARROW_SUCCESS_SHARE * 100.0
+            ),
+        },
+        tokens: k.tokens.clone(),
+    }
+}
+
+/// One failed call as the explanation lists it.
+fn failed_call(f: &super::calls::Failure) -> FailedCall {
+    FailedCall {
+        at: iso(f.started_ms),
+        tool: f.tool.clone(),
+        session: f.session.clone(),
+        command: redact_capped(&f.command, 300),
+        error: redact_capped(&f.error, 300),
+        error_line: error_line(&f.error).map(|l| redact_capped(&l, 300)),
+        blamed: blamed(f),
+    }
 }
 
 /// The failures grouped by signature: count, sessions, days, and the error line of the
 /// latest one.
-fn signature_breakdown(dv: &Derivation, failures: &[usize]) -> Vec<Value> {
+fn signature_breakdown(dv: &Derivation, failures: &[usize]) -> Vec<SignatureRow> {
     use std::collections::{BTreeMap, BTreeSet};
     type Group<'a> = (u64, BTreeSet<&'a str>, BTreeSet<i64>, usize);
     let mut groups: BTreeMap<&str, Group<'_>> = BTreeMap::new();
@@ -264,30 +305,24 @@ fn signature_breakdown(dv: &Derivation, failures: &[usize]) -> Vec<Value> {
         g.2.insert(f.started_ms.div_euclid(86_400_000));
         g.3 = i;
     }
-    let mut out: Vec<(u64, Value)> = groups
+    let mut out: Vec<SignatureRow> = groups
         .into_iter()
-        .map(|(sig, (n, sessions, days, last))| {
-            let line = error_line(&dv.failures[last].error);
-            (
-                n,
-                json!({"signature": sig, "failures": n, "sessions": sessions.len(),
-                       "days": days.len(),
-                       "error_line": line.map(|l| redact_capped(&l, 300))}),
-            )
+        .map(|(sig, (n, sessions, days, last))| SignatureRow {
+            signature: sig.to_string(),
+            failures: n,
+            sessions: sessions.len(),
+            days: days.len(),
+            error_line: error_line(&dv.failures[last].error).map(|l| redact_capped(&l, 300)),
         })
         .collect();
-    out.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
-    out.into_iter().map(|(_, v)| v).collect()
+    out.sort_by_key(|r| std::cmp::Reverse(r.failures));
+    out
 }
 
 /// The calls the candidate's pattern matches that exited 0 with a known failure's
 /// signature in their output (counted as failures by the backtest).
-fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<Value> {
-    let Some(rule) = d
-        .rule
-        .as_object()
-        .and_then(|r| crate::rules::backtest::probe(r, "explain").ok())
-    else {
+fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<CallSample> {
+    let Ok(rule) = crate::rules::backtest::probe(&d.rule.to_map(), "explain") else {
         return Vec::new();
     };
     dv.scan
@@ -295,21 +330,24 @@ fn masked_calls(dv: &Derivation, d: &Derived) -> Vec<Value> {
         .iter()
         .filter(|c| c.masked && c.fired_by(&rule))
         .take(MAX_SUCCESSES)
-        .map(|c| json!({"at": iso(c.started_ms), "command": redact_capped(&c.command, 300)}))
+        .map(|c| CallSample {
+            at: iso(c.started_ms),
+            command: redact_capped(&c.command, 300),
+        })
         .collect()
 }
 
 /// The segment a Bash failure was blamed on and why (`crate::shell::blame`, as derive
-/// clustered it): `{"segment", "why"}`, `null` for other tools or builtins only.
-fn blamed(f: &super::calls::Failure) -> Value {
+/// clustered it); `None` for other tools or builtins only.
+fn blamed(f: &super::calls::Failure) -> Option<Blamed> {
     if !super::cluster::ToolGroup::of(&f.tool).is_bash() {
-        return Value::Null;
+        return None;
     }
     let split = crate::shell::split(&f.command);
-    crate::shell::blame::blame(&split.segments, &f.error).map_or(
-        Value::Null,
-        |b| json!({"segment": redact_capped(b.text(), 300), "why": b.why.as_str()}),
-    )
+    crate::shell::blame::blame(&split.segments, &f.error).map(|b| Blamed {
+        segment: redact_capped(b.text(), 300),
+        why: b.why.as_str(),
+    })
 }
 
 fn error_line(error: &str) -> Option<String> {
@@ -343,6 +381,18 @@ fn cell(v: &Value) -> String {
 fn text(r: &Value) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    text_head(&mut out, r);
+    text_rule(&mut out, r);
+    text_failures(&mut out, r);
+    text_evidence(&mut out, r);
+    text_backtest(&mut out, r);
+    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
+    out
+}
+
+/// The candidate, its finding when no rule, and its clusters.
+fn text_head(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let _ = writeln!(
         out,
         "candidate {}  ({}, window {} .. {})",
@@ -370,6 +420,11 @@ fn text(r: &Value) -> String {
             whole(&c["signature"])
         );
     }
+}
+
+/// What the rule matches, and the field contrast behind it.
+fn text_rule(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let rule = &r["rule"];
     let _ = writeln!(
         out,
@@ -394,6 +449,11 @@ fn text(r: &Value) -> String {
     for p in rule["unless"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  unless {}", whole(p));
     }
+}
+
+/// The failures by signature, the failing calls and the masked ones.
+fn text_failures(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let _ = writeln!(out, "\nfailures by signature:");
     let mut t = table(&["failures", "sessions", "days", "error line"]);
     for g in r["failures"]["by_signature"]
@@ -438,6 +498,11 @@ fn text(r: &Value) -> String {
             let _ = writeln!(out, "  {}  {}", cell(&c["at"]), cell(&c["command"]));
         }
     }
+}
+
+/// The successes of the shape and the contrast with them.
+fn text_evidence(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     if let Some(s) = r["successes_of_shape"].as_object() {
         let _ = writeln!(
             out,
@@ -474,6 +539,11 @@ fn text(r: &Value) -> String {
         }
         let _ = writeln!(out, "{t}");
     }
+}
+
+/// The backtest, the tier, the crossfire note and the layer it was promoted into.
+fn text_backtest(out: &mut String, r: &Value) {
+    use std::fmt::Write as _;
     let b = &r["backtest"];
     let _ = writeln!(
         out,
@@ -511,6 +581,4 @@ fn text(r: &Value) -> String {
             "already promoted: {layer} declares this id, so `callus derive` no longer proposes it"
         );
     }
-    let _ = writeln!(out, "\n{}", r["caveat"].as_str().unwrap_or_default());
-    out
 }

@@ -4,7 +4,8 @@
 //! queries), `command` (what a Bash command is made of: the failing segment's program,
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
 //! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
-//! file not read, a recurring missing path, with the condition that keys each) and
+//! file not read, a recurring missing path, with the condition that keys each; a path's
+//! spellings as one key and one pattern in `spellings`) and
 //! `tool_verdict` (a learned condition kept only where the replay shows it separates;
 //! lessons), `shared` (signature first: failures of one specific error grouped across
 //! programs and keyed on the element their calls share, or on a structure such as a
@@ -17,12 +18,13 @@
 //! cluster: a rule, an environment finding such as the network not answering, or the
 //! agent guessing a different missing operand each time — only rules are proposed; the
 //! others are reported once, in `generated.not_rules` and the summary), `reviewed`
-//! (candidates already promoted into a reviewed layer are not proposed again), `candidates`
-//! (the candidate document and the merge that keeps human review notes), `render` and
-//! `explain`.
+//! (candidates already promoted into a reviewed layer are not proposed again), `candidate`
+//! (the candidate document's schema, as types), `candidates` (the document built from a
+//! derivation), `merge` (its merge into a file, keeping human review notes), `render`, and
+//! `explain` with its schema in `explanation`.
 //!
-//! `derive` is the per-window function: `callus derive` runs it once, `report` replays it
-//! one 7-day window at a time for its funnel.
+//! `derive` is the per-window function, its steps in `pipeline`: `callus derive` runs it
+//! once, `report` replays it one 7-day window at a time for its funnel.
 //!
 //! Guarantees: every candidate is `action: "monitor"` and the document passes `guard check`
 //! before it is written; refused or interrupted calls are never evidence; anecdotal evidence
@@ -30,6 +32,7 @@
 //! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
 mod calls;
+mod candidate;
 mod candidates;
 mod cluster;
 mod command;
@@ -37,35 +40,39 @@ mod context;
 mod contrast;
 mod environment;
 mod explain;
+mod explanation;
 mod fields;
 mod finding;
+mod merge;
 mod overlap;
 mod pattern;
+mod pipeline;
 mod render;
 mod reviewed;
 mod shared;
+mod spellings;
 mod tool_causes;
 mod tool_verdict;
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-use crate::cli::{DeriveArgs, DeriveCommand};
 use crate::config::Home;
-use crate::rules::backtest::{self, Backtest, Scan, Target};
+use crate::rules::backtest::{Backtest, Scan};
 use crate::rules::layers::LayerPaths;
 use crate::rules::tier::Tier;
 use crate::window::Window;
 use crate::{Error, Exit, Result};
 
 use calls::Failure;
-use cluster::{Cluster, Kind};
+use cluster::Cluster;
 use contrast::{Contrast, ShapeStats};
 use finding::FindingKind;
 use pattern::Proposal;
 
-/// Tools left out by default (spec §6.1): searching and bookkeeping tools whose failures say
+/// Tools left out by default: searching and bookkeeping tools whose failures say
 /// nothing about a command. `Bash` is never among them, and `Read` no longer is: its failures
 /// cluster by signature (its size limit recurs), and what is not a failure is left out by
 /// outcome class, not by tool.
@@ -108,8 +115,8 @@ impl Options {
         }
     }
 
-    /// Options from the command line, with the window resolved against now.
-    pub(crate) fn from_args(args: &DeriveArgs) -> Result<Self> {
+    /// Options from a request, with the window resolved against now.
+    pub(crate) fn from_request(args: &Request) -> Result<Self> {
         let window = Window::parse(&args.since, args.until.as_deref(), crate::store::now_ms())?;
         let Options { mut excluded, .. } = Options::new(window);
         for t in &args.exclude_tool {
@@ -157,13 +164,13 @@ pub(crate) struct Derived {
     /// Attempts in the matched population (`None` without a denominator).
     pub attempts: Option<u64>,
     /// The candidate rule, ready for the document.
-    pub rule: serde_json::Value,
+    pub rule: candidate::Candidate,
 }
 
 impl Derived {
     /// The candidate id.
     pub(crate) fn id(&self) -> &str {
-        self.rule["id"].as_str().unwrap_or_default()
+        &self.rule.id
     }
 }
 
@@ -205,7 +212,7 @@ pub(crate) struct Derivation {
     pub no_denominator: bool,
 }
 
-/// Run derive over one window of the store (nothing is written).
+/// Run derive over one window of the store (nothing is written): the steps in `pipeline`.
 pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> {
     let failures: Vec<Failure> = calls::failures(conn, &options.window)?
         .into_iter()
@@ -217,68 +224,16 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         tool_causes::split(cluster::build(&failures), &failures, options.min_count)
             .into_iter()
             .unzip();
-    let mut below_min = 0;
-    let mut unpatterned = Vec::new();
-    let mut active = Vec::new();
-    for (i, c) in clusters.iter().enumerate() {
-        if (c.count() as u64) < plans[i].floor {
-            below_min += 1;
-        } else if c.kind == Kind::NoProgram {
-            unpatterned.push(i);
-        } else {
-            active.push(i);
-        }
-    }
-    // Tool groups: Bash first (index 0), then each tool-wide group.
-    let mut groups: Vec<String> = vec!["Bash".into()];
-    for &i in &active {
-        if clusters[i].kind == Kind::ToolWide && !groups.contains(&clusters[i].group.glob) {
-            groups.push(clusters[i].group.glob.clone());
-        }
-    }
+    let (below_min, unpatterned, mut active) = pipeline::partition(&clusters, &plans);
+    let groups = pipeline::tool_groups(&clusters, &active);
     // Signature first: causes spread over programs or keyed on an operand (see `shared`),
     // replayed once the scan has their calls.
     let shared_groups = shared::groups(&failures, &clusters, &active, options.min_count);
     let active_refs: Vec<&Cluster> = active.iter().map(|&i| &clusters[i]).collect();
-    let mut proposals: Vec<(usize, Proposal, Option<Contrast>)> = Vec::new();
-    let mut literals: Vec<String> = Vec::new();
-    // Contrast needs the successes, which the scan collects; the scan needs the literals,
-    // which the cluster kinds already fix (the program, host or `sleep`), so scan first.
-    for c in &active_refs {
-        let lit = match &c.kind {
-            Kind::Program { head, .. } => Some(head.to_ascii_lowercase()),
-            Kind::DeadHost(h) => Some(h.clone()),
-            Kind::PollLoop => Some("sleep".to_string()),
-            Kind::Shared(s) => Some(s.literal.clone()),
-            Kind::ToolWide | Kind::NoProgram => None,
-        };
-        if let Some(l) = lit
-            && !literals.contains(&l)
-        {
-            literals.push(l);
-        }
-    }
-    for l in shared_groups
-        .iter()
-        .flat_map(|g| &g.candidates)
-        .map(|p| &p.literal)
-    {
-        if !literals.contains(l) {
-            literals.push(l.clone());
-        }
-    }
+    let literals = pipeline::scan_literals(&active_refs, &shared_groups);
     let scan = calls::scan(conn, &options.window, &groups, &literals)?;
     let no_denominator = scan.successes == 0;
-    let heads: Vec<u32> = active_refs
-        .iter()
-        .filter_map(|c| match &c.kind {
-            Kind::Program { head, .. } => literals
-                .iter()
-                .position(|l| *l == head.to_ascii_lowercase())
-                .map(|i| i as u32),
-            _ => None,
-        })
-        .collect();
+    let heads = pipeline::program_heads(&active_refs, &literals);
     let shapes = contrast::shape_stats(&scan.calls, &active_refs, &heads);
     for c in shared::resolve(shared_groups, &failures, &scan.calls) {
         active.push(clusters.len());
@@ -289,102 +244,23 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         clusters.push(c);
     }
     let mut field_contrast = fields::FieldContrast::new(&scan.calls);
+    let mut proposals = Vec::new();
     for &i in &active {
-        let c = &clusters[i];
-        let k = matches!(c.kind, Kind::Program { .. })
-            .then(|| contrast::contrast(c, shapes.get(&c.shape)));
-        if let Some(mut p) = pattern::propose(c, k.as_ref()) {
-            if c.kind == Kind::ToolWide
-                && !c.group.key.starts_with("mcp__")
-                && let Some(u) = field_contrast.unless(
-                    c.failures.iter().map(|&f| failures[f].command.as_str()),
-                    &c.group.glob,
-                )
-            {
-                p = p.with_field_unless(u);
-            }
-            if let Kind::Program { head, .. } = &c.kind
-                && program_absent(c, head, &failures)
-            {
-                p = p.program_absent(head);
-            }
-            if c.kind == Kind::ToolWide
-                && let Some(bytes) = over_size(conn, &options.window, c, &failures)?
-            {
-                p = p.over_size(bytes);
-            }
-            if let Some(cause) = &plans[i].cause {
-                p = tool_causes::propose(cause, &c.group.key, p);
-            }
+        let (c, cause) = (&clusters[i], plans[i].cause.as_ref());
+        if let Some((p, k)) = pipeline::propose(
+            conn,
+            &options.window,
+            c,
+            cause,
+            &shapes,
+            &failures,
+            &mut field_contrast,
+        )? {
             proposals.push((i, p, k));
         }
     }
-    // Clusters that propose the very same rule become one candidate (the largest names it),
-    // except a tool's clusters of different signatures: each recurring signature is a
-    // finding of its own, never merged into another.
-    let mut folded: Vec<(Vec<usize>, Proposal, Option<Contrast>)> = Vec::new();
-    for (i, p, k) in proposals {
-        let c = &clusters[i];
-        match folded.iter_mut().find(|(idx, q, _)| {
-            let first = &clusters[idx[0]];
-            first.group.glob == c.group.glob
-                && *q == p
-                && ((first.kind != Kind::ToolWide
-                    && !shared::is_lesson(first)
-                    && !shared::is_lesson(c))
-                    || first.signature == c.signature)
-        }) {
-            Some((idx, _, _)) => idx.push(i),
-            None => folded.push((vec![i], p, k)),
-        }
-    }
-    let mut rules = folded
-        .iter()
-        .map(|(idx, p, _)| {
-            backtest::probe(
-                &candidates::skeleton(&clusters[idx[0]], p),
-                "derived candidate",
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
-    // Every pattern derive writes requires its literal in what it matches, and the scan tagged
-    // each Bash call with the literals its text holds: a candidate is only tried on calls
-    // carrying its literal (see `meta.backtest.scope`).
-    let tags: Vec<Option<u32>> = folded
-        .iter()
-        .map(|(_, p, _)| {
-            p.literal
-                .as_ref()
-                .and_then(|l| literals.iter().position(|x| x == l))
-                .map(|p| p as u32)
-        })
-        .collect();
-    // The guard's replay, conditions included.
-    let history = backtest::History::new(conn, &scan.session_ids);
-    let all: Vec<usize> = (0..folded.len()).collect();
-    let mut matches = backtest::run_in(&targets_of(&rules, &tags, &all), &scan.calls, &history);
-    // A rule that also fires on successes is conditioned on the session context its failures
-    // share and its successes do not (see `context`), then replayed again.
-    let mut learned = Vec::new();
-    for (i, m) in matches.iter().enumerate() {
-        let (idx, p, _) = &mut folded[i];
-        if p.when.is_none()
-            && let Some(sep) = context::learn(&m.calls, &scan.calls, conn, &scan.session_ids)
-            && context::condition(p, &sep)
-        {
-            rules[i] = backtest::probe(
-                &candidates::skeleton(&clusters[idx[0]], p),
-                "derived candidate",
-            )?;
-            learned.push(i);
-        }
-    }
-    if !learned.is_empty() {
-        let again = backtest::run_in(&targets_of(&rules, &tags, &learned), &scan.calls, &history);
-        for (i, m) in learned.into_iter().zip(again) {
-            matches[i] = m;
-        }
-    }
+    let mut folded = pipeline::fold(&clusters, proposals);
+    let (rules, matches) = pipeline::replay(conn, &clusters, &mut folded, &literals, &scan)?;
     let environment = environment::findings(conn, &options.window)?;
     let store_span = if scan.settled == 0 && failures.is_empty() {
         environment::store_span(conn)?
@@ -408,139 +284,14 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         store_span,
         no_denominator,
     };
-    // Rules-to-be, with what each fired on: merged below, one candidate per lesson.
-    let mut lessons: Vec<(Derived, usize, overlap::Fired)> = Vec::new();
-    for (ri, ((idx, proposal, contrast), m)) in folded.into_iter().zip(matches).enumerate() {
-        let b = Backtest {
-            errors: m.errors,
-            unreplayed: m.unreplayed.values().sum(),
-            ..backtest::summarize(&derivation.scan.calls, &m.calls)
-        };
-        let (tier, rate, attempts) = if derivation.no_denominator {
-            (Tier::Unknown, None, None)
-        } else {
-            let (t, r) = b.tier_with(attempt_floor(&derivation.options, &proposal));
-            let t = if proposal.threshold_learned() {
-                crate::rules::tier::at_most_probabilistic(t)
-            } else {
-                t
-            };
-            (t, r, Some(b.matched))
-        };
-        let mut d = Derived {
-            clusters: idx,
-            proposal,
-            contrast,
-            backtest: b,
-            tier,
-            rate,
-            attempts,
-            rule: serde_json::Value::Null,
-        };
-        let rule = &rules[ri];
-        d.rule = candidates::candidate(&derivation, &d, rule);
-        if !derivation.no_denominator && d.backtest.failures == 0 {
-            // A pattern that matches none of its own failures proposes nothing.
-            derivation.unmatched += 1;
-            continue;
-        }
-        if let Some(layer) = reviewed::promoted_in(&derivation, &d) {
-            derivation.promoted.push((d, layer));
-            continue;
-        }
-        let primary = &derivation.clusters[d.clusters[0]];
-        let verdict = if shared::is_lesson(primary) {
-            FindingKind::Lesson(shared::LESSON)
-        } else {
-            tool_verdict::verdict(
-                plans[d.clusters[0]].cause.as_ref(),
-                primary.kind == Kind::ToolWide,
-                &primary.group.key,
-                &d.backtest,
-                d.fail_count(&derivation.clusters) as u64,
-                || verdict(&derivation, &d, rule),
-            )
-        };
-        if verdict == FindingKind::Rule {
-            let fired = overlap::Fired::of(&m.calls, |i| derivation.scan.calls[i].failed);
-            lessons.push((d, ri, fired));
-        } else {
-            derivation.not_rules.push((d, verdict));
-        }
-    }
-    // One candidate per lesson: a rule that fires on the same failures as a stronger one is
-    // folded into it, its clusters kept as the stronger one's evidence (see `overlap`).
-    let fired: Vec<overlap::Fired> = lessons.iter().map(|(_, _, f)| f.clone()).collect();
-    let absorbers = overlap::absorbers(&fired);
-    let mut more: Vec<Vec<usize>> = vec![Vec::new(); lessons.len()];
-    for (i, fate) in absorbers.iter().enumerate() {
-        if let overlap::Fate::Absorbed(k) = fate {
-            more[*k].extend(lessons[i].0.clusters.iter().copied());
-        }
-    }
-    for (((mut d, ri, _), fate), more) in lessons.into_iter().zip(absorbers).zip(more) {
-        match fate {
-            overlap::Fate::Absorbed(_) => continue,
-            // A broader rule keyed on something (a pattern, a condition) is a lesson of its
-            // own that also fires on the kept one's failures: it stays (narrowing it by the
-            // kept one's pattern is not learned yet). One keyed on nothing is not a rule.
-            overlap::Fate::Broader(_) if d.proposal.any.is_empty() && d.proposal.when.is_none() => {
-                derivation
-                    .not_rules
-                    .push((d, FindingKind::Lesson(overlap::BROADER_LESSON)));
-                continue;
-            }
-            overlap::Fate::Kept | overlap::Fate::Broader(_) => {}
-        }
-        if !more.is_empty() {
-            d.clusters.extend(more);
-            d.rule = candidates::candidate(&derivation, &d, &rules[ri]);
-        }
-        if d.tier == Tier::Anecdotal && !derivation.options.keep_anecdotal {
-            derivation.withheld.push(d);
-        } else {
-            derivation.candidates.push(d);
-        }
-    }
+    // Rules-to-be, with what each fired on: merged into one candidate per lesson.
+    let lessons = pipeline::judge(&mut derivation, folded, matches, &rules, &plans);
+    pipeline::fold_lessons(&mut derivation, lessons, &rules);
     tool_verdict::demote_unkeyed(&mut derivation);
-    let order = |d: &Derived| {
-        (
-            std::cmp::Reverse(d.fail_count(&derivation.clusters)),
-            d.id().to_string(),
-        )
-    };
-    derivation.candidates.sort_by_cached_key(order);
-    derivation.withheld.sort_by_cached_key(order);
-    derivation.promoted.sort_by_cached_key(|(d, _)| order(d));
-    derivation.not_rules.sort_by_cached_key(|(d, _)| order(d));
+    pipeline::sort(&mut derivation);
     let found = environment::from_clusters(&derivation);
     derivation.environment.extend(found);
     Ok(derivation)
-}
-
-/// The replay targets of the rules `only` (indices into `rules` and `tags`).
-fn targets_of<'r>(
-    rules: &'r [crate::rules::Rule],
-    tags: &[Option<u32>],
-    only: &[usize],
-) -> Vec<Target<'r>> {
-    only.iter()
-        .map(|&i| Target {
-            rule: &rules[i],
-            tag: tags[i],
-        })
-        .collect()
-}
-
-/// Do at least two, and at least half, of a program cluster's failures say the shell could
-/// not find the program (`python: command not found`, exit 127 naming it)?
-fn program_absent(c: &Cluster, head: &str, failures: &[Failure]) -> bool {
-    let absent = c
-        .failures
-        .iter()
-        .filter(|&&f| crate::rules::replay::not_found(&failures[f].error, None, head))
-        .count();
-    absent >= 2 && 2 * absent >= c.count()
 }
 
 /// The attempt floor a candidate is graded with: `--min-attempts`, except for a candidate
@@ -566,83 +317,6 @@ pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
     }
 }
 
-/// The size a tool-wide cluster's rule should be conditioned on, when its failures say their
-/// input was over the tool's limit: at least two, and at least half, of them carry
-/// `facts.over_limit`, and successful calls of the tool recorded how many bytes they
-/// returned. The condition is then `file_larger_than` the largest of those, so no recorded
-/// success is in its way; without a recorded size nothing is learned.
-fn over_size(
-    conn: &Connection,
-    window: &Window,
-    c: &Cluster,
-    failures: &[Failure],
-) -> Result<Option<u64>> {
-    let over = c
-        .failures
-        .iter()
-        .filter(|&&f| failures[f].over_limit)
-        .count();
-    if over < 2 || 2 * over < c.count() {
-        return Ok(None);
-    }
-    calls::max_success_bytes(conn, window, &c.group.key)
-}
-
-/// The outcome model's verdict on a candidate-to-be (see `finding`): its failing calls, its
-/// backtest and, for a guess-shaped cluster only, the operands of the successes its rule
-/// matches.
-fn verdict(dv: &Derivation, d: &Derived, rule: &crate::rules::Rule) -> FindingKind {
-    let primary = &dv.clusters[d.clusters[0]];
-    let failing = d
-        .clusters
-        .iter()
-        .flat_map(|&i| &dv.clusters[i].failures)
-        .map(|&f| {
-            let f = &dv.failures[f];
-            finding::FailingCall {
-                operand: &f.command,
-                session: f.session.as_deref(),
-            }
-        })
-        .collect();
-    // Distinct programs failing with this error (each one's own `prog:` prefix aside).
-    let programs_sharing = if let Kind::Program { head, .. } = &primary.kind {
-        let own = finding::without_program(&primary.signature, head);
-        let heads: std::collections::HashSet<&str> = dv
-            .clusters
-            .iter()
-            .filter_map(|c| match &c.kind {
-                Kind::Program { head, .. }
-                    if finding::without_program(&c.signature, head) == own =>
-                {
-                    Some(head.as_str())
-                }
-                _ => None,
-            })
-            .collect();
-        heads.len()
-    } else {
-        1
-    };
-    let facts = finding::Facts {
-        signature: &primary.signature,
-        dead_host: matches!(primary.kind, Kind::DeadHost(_)),
-        programs_sharing,
-        failing,
-        matched: (!dv.no_denominator).then_some((d.backtest.matched, d.backtest.failures)),
-    };
-    finding::classify(&facts, || {
-        // One pass of the matcher over the scan (only for a guess-shaped cluster).
-        backtest::matching(&[rule], &dv.scan.calls)
-            .swap_remove(0)
-            .into_iter()
-            .map(|i| &dv.scan.calls[i])
-            .filter(|c| !c.failed)
-            .map(|c| c.command.as_str())
-            .collect()
-    })
-}
-
 impl Derived {
     /// Failures in the clusters behind this candidate.
     pub(crate) fn fail_count(&self, clusters: &[Cluster]) -> usize {
@@ -650,14 +324,57 @@ impl Derived {
     }
 }
 
-/// `callus derive` and `callus derive explain ID`.
-pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
+/// What `callus derive` was asked for: its window and thresholds, where its evidence is,
+/// where its candidates go.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The window's start (`--since`: a date or a duration back from `until`).
+    pub since: String,
+    /// The window's end (`--until`), exclusive; default now.
+    pub until: Option<String>,
+    /// Fewest failures in a cluster for a candidate (`--min-count`, at least 1).
+    pub min_count: u64,
+    /// Fewest attempts for a rate-based tier (`--min-attempts`).
+    pub min_attempts: u64,
+    /// Keep anecdotal clusters (`--keep-anecdotal`).
+    pub keep_anecdotal: bool,
+    /// Tools excluded beyond the defaults (`--exclude-tool`, globs).
+    pub exclude_tool: Vec<String>,
+    /// Tools put back from the defaults (`--include-tool`).
+    pub include_tool: Vec<String>,
+    /// Print the candidates document as JSON (`--json`).
+    pub json: bool,
+    /// Write the candidates there instead of `$CALLUS_HOME` (`--out FILE`).
+    pub out: Option<PathBuf>,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+}
+
+/// What `callus derive explain ID` was asked for, beside the derive request whose window
+/// and thresholds it replays.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExplainRequest {
+    /// The candidate or cluster id.
+    pub id: String,
+    /// Print the explanation as JSON (`--json`).
+    pub json: bool,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+    /// The candidates file the id was written to (`--out FILE`).
+    pub out: Option<PathBuf>,
+}
+
+/// `callus derive explain ID`.
+pub(crate) fn explain(home: &Home, args: &Request, req: &ExplainRequest) -> Result<Exit> {
     crate::record::outcome::check_settings(home)?;
-    if let Some(DeriveCommand::Explain { id, json, db, out }) = &args.command {
-        let evidence = crate::sync::evidence(db.as_deref(), home)?;
-        return explain::run(home, &evidence, args, id, *json, out.as_deref());
-    }
-    let mut options = Options::from_args(args)?;
+    let evidence = crate::sync::evidence(req.db.as_deref(), home)?;
+    explain::run(home, &evidence, args, &req.id, req.json, req.out.as_deref())
+}
+
+/// `callus derive`.
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
+    crate::record::outcome::check_settings(home)?;
+    let mut options = Options::from_request(args)?;
     let cwd = std::env::current_dir().ok();
     options.reviewed = reviewed::load(&LayerPaths::resolve(home, cwd.as_deref()));
     // The window goes to the team store too: only its rows travel.
@@ -671,14 +388,15 @@ pub(crate) fn run(home: &Home, args: &DeriveArgs) -> Result<Exit> {
              every candidate tiers as 'unknown' (capped at a nudge)\n",
         );
     }
-    let document = candidates::document(&derivation);
+    let document = serde_json::to_value(candidates::document(&derivation))
+        .map_err(|e| Error::json("candidates", e))?;
     let target = match (&args.out, args.json) {
         (Some(path), _) => Some(path.clone()),
         (None, true) => None,
         (None, false) => Some(home.candidates_path()),
     };
     let written = match &target {
-        Some(path) => Some(candidates::merge_into(
+        Some(path) => Some(merge::merge_into(
             path,
             &document,
             &derivation.options.reviewed,

@@ -5,9 +5,10 @@
 
 use std::fmt::Write as _;
 
-use super::candidates::{CAVEAT, Written};
+use super::candidates::CAVEAT;
 use super::cluster::Kind;
 use super::finding::FindingKind;
+use super::merge::Written;
 use super::{Derivation, Derived};
 use crate::output::table;
 use crate::rules::tier;
@@ -24,8 +25,58 @@ pub(crate) fn summary(dv: &Derivation, written: Option<&Written>) {
 /// The summary as text (tested without a terminal).
 pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String {
     let o = &dv.options;
-    let days = o.window.days();
     let mut out = String::new();
+    candidates_text(&mut out, dv);
+    context_text(&mut out, dv);
+    not_rules_text(&mut out, dv);
+    held_back_text(&mut out, dv);
+    if let Some(w) = written
+        && w.retired > 0
+    {
+        let _ = writeln!(
+            out,
+            "\n{} earlier candidate(s) were retired from the candidate file: a reviewed ruleset now declares them.",
+            w.retired
+        );
+    }
+    if !dv.unpatterned.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} cluster(s) ran only shell builtins (cd, export, set, …): nothing a rule could safely match:",
+            dv.unpatterned.len()
+        );
+        for &i in dv.unpatterned.iter().take(MAX_WITHHELD_LISTED) {
+            let c = &dv.clusters[i];
+            let sig: String = c.signature.chars().take(60).collect();
+            let _ = writeln!(out, "  · {}x  {sig}", c.count());
+        }
+    }
+    if dv.below_min > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} smaller cluster(s) had fewer than {} failures and are not shown.",
+            dv.below_min, o.min_count
+        );
+    }
+    if let Some(w) = written
+        && w.kept > 0
+    {
+        let _ = writeln!(
+            out,
+            "\n{} earlier candidate(s) did not recur in this window and were kept as they were.",
+            w.kept
+        );
+    }
+    if !dv.candidates.is_empty() || !dv.withheld.is_empty() {
+        let _ = writeln!(out, "\n{CAVEAT}");
+    }
+    out
+}
+
+/// The candidates proposed, or why there are none.
+fn candidates_text(out: &mut String, dv: &Derivation) {
+    let o = &dv.options;
+    let days = o.window.days();
     if dv.candidates.is_empty() && dv.promoted.is_empty() {
         let _ = writeln!(
             out,
@@ -93,6 +144,11 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             "Look closer with `callus derive explain ID`; promote with `callus rules promote ID --action A --message M`."
         );
     }
+}
+
+/// The store's span when the window is empty, and the environment's failures.
+fn context_text(out: &mut String, dv: &Derivation) {
+    let o = &dv.options;
     if let Some((first, last)) = dv.store_span {
         let _ = writeln!(
             out,
@@ -119,6 +175,10 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             );
         }
     }
+}
+
+/// The guesses and the lessons: recurring failures no rule is proposed for.
+fn not_rules_text(out: &mut String, dv: &Derivation) {
     let guesses: Vec<&Derived> = dv
         .not_rules
         .iter()
@@ -171,6 +231,12 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             );
         }
     }
+}
+
+/// The anecdotal clusters withheld and the candidates already promoted.
+fn held_back_text(out: &mut String, dv: &Derivation) {
+    let o = &dv.options;
+    let days = o.window.days();
     if !dv.withheld.is_empty() {
         let _ = writeln!(
             out,
@@ -228,47 +294,6 @@ pub(crate) fn summary_text(dv: &Derivation, written: Option<&Written>) -> String
             );
         }
     }
-    if let Some(w) = written
-        && w.retired > 0
-    {
-        let _ = writeln!(
-            out,
-            "\n{} earlier candidate(s) were retired from the candidate file: a reviewed ruleset now declares them.",
-            w.retired
-        );
-    }
-    if !dv.unpatterned.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{} cluster(s) ran only shell builtins (cd, export, set, …): nothing a rule could safely match:",
-            dv.unpatterned.len()
-        );
-        for &i in dv.unpatterned.iter().take(MAX_WITHHELD_LISTED) {
-            let c = &dv.clusters[i];
-            let sig: String = c.signature.chars().take(60).collect();
-            let _ = writeln!(out, "  · {}x  {sig}", c.count());
-        }
-    }
-    if dv.below_min > 0 {
-        let _ = writeln!(
-            out,
-            "\n{} smaller cluster(s) had fewer than {} failures and are not shown.",
-            dv.below_min, o.min_count
-        );
-    }
-    if let Some(w) = written
-        && w.kept > 0
-    {
-        let _ = writeln!(
-            out,
-            "\n{} earlier candidate(s) did not recur in this window and were kept as they were.",
-            w.kept
-        );
-    }
-    if !dv.candidates.is_empty() || !dv.withheld.is_empty() {
-        let _ = writeln!(out, "\n{CAVEAT}");
-    }
-    out
 }
 
 /// One candidate as a block, for a terminal too narrow for the table: the cells of [`row`].

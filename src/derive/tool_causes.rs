@@ -48,7 +48,8 @@ use serde_json::json;
 
 use super::calls::Failure;
 use super::cluster::{Cluster, Kind};
-use super::pattern::{Proposal, escape};
+use super::pattern::Proposal;
+use super::spellings;
 
 /// Fewest sessions a recurring path, or a not-read lesson proposed below `--min-count`,
 /// needs.
@@ -278,7 +279,7 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
         let Some(path) = crate::rules::condition::read_path(&failures[f].command) else {
             continue;
         };
-        let e = by.entry(path_key(&path)).or_default();
+        let e = by.entry(spellings::key(&path)).or_default();
         e.0.push(f);
         if let Some(s) = failures[f].session.as_deref() {
             e.1.insert(s);
@@ -322,40 +323,6 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
     out
 }
 
-/// One file's key whatever the spelling: compared as replay compares paths
-/// ([`crate::rules::condition::resolve`]: `\\` read as `/`, `.` and `..` resolved), a drive
-/// letter lowercased, and
-/// Git-Bash's (MSYS) `/c/…` read as the drive `c:/…`. The same missing file read as
-/// `C:\\p\\A.md`, `C:/p/A.md` and `/c/p/A.md` is one path that recurs, not three guesses.
-fn path_key(path: &str) -> String {
-    let p = crate::rules::condition::resolve(None, path);
-    let b = p.as_bytes();
-    let drive = if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        Some((b[0], 2))
-    } else if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b'/' {
-        Some((b[1], 2))
-    } else {
-        None
-    };
-    match drive {
-        Some((letter, rest)) => format!("{}:{}", letter.to_ascii_lowercase() as char, &p[rest..]),
-        None => p,
-    }
-}
-
-/// The anchored pattern of a recurring path: its one spelling, or, for the [`path_key`] of a
-/// file spelled several ways (`c:/…`), every spelling of it (either separator, either case
-/// of the drive letter, `C:` or Git-Bash's `/c`).
-fn path_pattern(path: &str) -> String {
-    let b = path.as_bytes();
-    if !(b.len() >= 3 && b[0].is_ascii_lowercase() && b[1] == b':' && b[2] == b'/') {
-        return format!("^{}$", escape(path));
-    }
-    let rest: Vec<String> = path[2..].split('/').map(escape).collect();
-    let (lo, up) = (char::from(b[0]), char::from(b[0].to_ascii_uppercase()));
-    format!("^(?:[{up}{lo}]:|/[{up}{lo}]){}$", rest.join(r"[\\/]"))
-}
-
 /// The proposal for a file tool's cluster of this cause: the tool-wide proposal `p`,
 /// conditioned on the state (or keyed on the path) that tells its failures apart. Lessons
 /// and guesses keep the tool-wide proposal, for their evidence only.
@@ -373,7 +340,7 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
         Cause::RecurringPath(path) => {
             p.kind = "recurring-path";
             p.field = Some(field);
-            p.any = vec![path_pattern(path)];
+            p.any = vec![spellings::pattern(path)];
             p.when = Some(json!({"path_missing": {"field": field}}));
         }
         Cause::Stale | Cause::NoMatch | Cause::Guessed => return p,
@@ -533,49 +500,6 @@ mod tests {
         assert_eq!(out[0].0.failures, [0, 1]);
         assert_eq!(out[1].0.failures, [3, 7]);
         assert_eq!(out[1].1.cause, Some(Cause::Guessed));
-    }
-
-    #[test]
-    fn a_files_windows_spellings_share_one_key_and_one_pattern() {
-        for p in [
-            r"C:\p\A.md",
-            "C:/p/A.md",
-            "c:/p/A.md",
-            "/c/p/A.md",
-            r" c:\p/A.md ",
-        ] {
-            assert_eq!(path_key(p), "c:/p/A.md", "{p}");
-        }
-        // Not a drive: kept, `\` read as `/`.
-        assert_eq!(path_key("/repo/A.md"), "/repo/A.md");
-        assert_eq!(path_key(r"docs\A.md"), "docs/A.md");
-        assert_eq!(path_key("/c"), "/c");
-        assert_eq!(path_key("/cd/A.md"), "/cd/A.md");
-        assert_eq!(path_key("1:/A.md"), "1:/A.md");
-        let re = regex::Regex::new(&path_pattern("c:/p/A.md")).unwrap();
-        for p in [
-            r"C:\p\A.md",
-            "C:/p/A.md",
-            "c:/p/A.md",
-            "/c/p/A.md",
-            r"/C/p\A.md",
-        ] {
-            assert!(re.is_match(p), "{p}");
-        }
-        for p in [
-            "D:/p/A.md",
-            "C:/p/AxMD",
-            "C:/p/A.md.bak",
-            "x/c/p/A.md",
-            "C:/q/A.md",
-        ] {
-            assert!(!re.is_match(p), "{p}");
-        }
-        // One spelling is matched as it is.
-        assert_eq!(path_pattern("/c/p/A.md"), r"^/c/p/A\.md$");
-        assert_eq!(path_pattern(r"C:\p\A.md"), r"^C:\\p\\A\.md$");
-        assert_eq!(path_pattern("C:/p"), r"^C:/p$");
-        assert_eq!(path_pattern("c:"), "^c:$");
     }
 
     #[test]

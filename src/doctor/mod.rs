@@ -19,7 +19,6 @@ pub(crate) mod wiring;
 use serde::Serialize;
 
 use crate::Exit;
-use crate::cli::DoctorArgs;
 use crate::config::Home;
 
 /// How a check came out.
@@ -82,8 +81,8 @@ impl Report {
     }
 }
 
-/// Entry point of `callus doctor`.
-pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
+/// Entry point of `callus doctor`; `json` prints the report as one JSON document.
+pub(crate) fn run(home: &Home, json: bool) -> Exit {
     let mut report = Report::default();
     let wired = wiring::check(home, &mut report);
     self::home::check(home, &mut report);
@@ -93,7 +92,7 @@ pub(crate) fn run(home: &Home, args: &DoctorArgs) -> Exit {
     clients::check(&mut report);
     let failures = report.count(Status::Fail);
     let warnings = report.count(Status::Warn);
-    if args.json {
+    if json {
         crate::output::print_json(&serde_json::json!({
             "ok": failures == 0,
             "failures": failures,

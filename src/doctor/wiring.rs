@@ -152,21 +152,7 @@ fn check_target(
             check_guard_failure(target.host, policy, f, &mut problems, &mut warnings);
         }
     }
-    for f in found {
-        match resolve(&f.binary) {
-            Some(b) if is_executable(&b) => {}
-            Some(b) => problems.push(format!(
-                "stale binary path: {} calls {}, which is not an executable file (run `callus install` again)",
-                f.event,
-                b.display()
-            )),
-            None => problems.push(format!(
-                "{} calls `{}` by name, and none is on PATH: every call of the hook fails (put callus on PATH)",
-                f.event,
-                f.binary.display()
-            )),
-        }
-    }
+    stale_binaries(found, &mut problems);
     problems.dedup();
     let events: Vec<String> = found
         .iter()
@@ -190,6 +176,26 @@ fn check_target(
     }
     if target.host.spec().trust == Trust::CodexHash {
         check_trust(report, target, doc, found);
+    }
+}
+
+/// A hook whose binary is not an executable file, or is called by a name no `PATH` entry
+/// has: every call of it fails.
+fn stale_binaries(found: &[Found], problems: &mut Vec<String>) {
+    for f in found {
+        match resolve(&f.binary) {
+            Some(b) if is_executable(&b) => {}
+            Some(b) => problems.push(format!(
+                "stale binary path: {} calls {}, which is not an executable file (run `callus install` again)",
+                f.event,
+                b.display()
+            )),
+            None => problems.push(format!(
+                "{} calls `{}` by name, and none is on PATH: every call of the hook fails (put callus on PATH)",
+                f.event,
+                f.binary.display()
+            )),
+        }
     }
 }
 

@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::InstallArgs;
 use crate::config::Home;
 use crate::host::{Host, Trust};
 use crate::{Error, Exit, Result};
@@ -93,7 +92,18 @@ fn cwd() -> Result<PathBuf> {
     std::env::current_dir().map_err(|e| Error::io(".", e))
 }
 
-fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
+/// What `callus install` / `callus uninstall` was asked for.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The hosts named (`--claude`, `--codex`, …); none named means the host table's first.
+    pub hosts: Vec<Host>,
+    /// The project's settings instead of the user's (`--project`).
+    pub project: bool,
+    /// Say what would change, change nothing (`--dry-run`).
+    pub dry_run: bool,
+}
+
+fn targets(args: &Request) -> Result<Vec<Target>> {
     let cwd = cwd()?;
     let scope = if args.project {
         Scope::Project
@@ -108,17 +118,13 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
             cwd.display()
         )));
     }
-    // Every host of the table, in its order; no flag at all means the first (Claude Code).
-    let named: Vec<(Host, bool)> = crate::host::HOSTS
-        .iter()
-        .map(|spec| (spec.host, flag_set(args, spec.install_flag)))
-        .collect();
-    let none_named = named.iter().all(|(_, on)| !on);
-    let hosts: Vec<Host> = named
+    // Every host of the table, in its order; no host named means the first (Claude Code).
+    let none_named = args.hosts.is_empty();
+    let hosts: Vec<Host> = crate::host::HOSTS
         .iter()
         .enumerate()
-        .filter(|&(i, &(_, on))| on || (none_named && i == 0))
-        .map(|(_, &(h, _))| h)
+        .filter(|&(i, spec)| args.hosts.contains(&spec.host) || (none_named && i == 0))
+        .map(|(_, spec)| spec.host)
         .collect();
     Ok(hosts
         .into_iter()
@@ -126,20 +132,8 @@ fn targets(args: &InstallArgs) -> Result<Vec<Target>> {
         .collect())
 }
 
-/// Whether the host selected by `flag` (the host table's `install_flag`) was asked for.
-fn flag_set(args: &InstallArgs, flag: &str) -> bool {
-    match flag {
-        "--claude" => args.claude,
-        "--codex" => args.codex,
-        "--gemini" => args.gemini,
-        "--cursor" => args.cursor,
-        "--copilot" => args.copilot,
-        _ => false,
-    }
-}
-
 /// `callus install`.
-pub(crate) fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
+pub(crate) fn install(home: &Home, args: &Request) -> Result<Exit> {
     let targets = targets(args)?;
     let binary = spec::hook_binary();
     if targets.iter().any(|t| t.scope == Scope::Project) {
@@ -166,7 +160,7 @@ pub(crate) fn install(home: &Home, args: &InstallArgs) -> Result<Exit> {
 }
 
 /// `callus uninstall`.
-pub(crate) fn uninstall(home: &Home, args: &InstallArgs) -> Result<Exit> {
+pub(crate) fn uninstall(home: &Home, args: &Request) -> Result<Exit> {
     let mut exit = Exit::Ok;
     for target in targets(args)? {
         match uninstall_one(home, &target, args.dry_run) {
@@ -208,21 +202,7 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
     let had_ours = !settings::find_ours(&doc.value).is_empty();
     let opts = handler_options(home, target.host);
     let specs = target.host.specs_for_client();
-    if specs.len() < target.host.specs().len() {
-        let left: Vec<&str> = target
-            .host
-            .specs()
-            .iter()
-            .filter(|s| !specs.contains(s))
-            .map(|s| s.event)
-            .collect();
-        println!(
-            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
-            target.label(),
-            target.host.spec().label,
-            left.join(", ")
-        );
-    }
+    say_unwired(target, &specs);
     let merged = settings::merge(&doc.value, &specs, binary, opts);
     let new_text = if merged == doc.value {
         doc.text.clone()
@@ -272,33 +252,65 @@ fn install_one(home: &Home, target: &Target, binary: &Path, dry_run: bool) -> Re
         println!("· {note}");
     }
     if let Some((config, _, plan)) = &trust {
-        match plan {
-            codex_trust::Plan::Write(text) => {
-                if !config.exists() {
-                    // Remember that install created it, so uninstall can remove it again.
-                    let marker = absent_marker(&backup_path(home, config));
-                    crate::config::ensure_private_dir(marker.parent().expect("has a parent"))?;
-                    std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
-                }
-                settings::write_atomic(config, text)?;
-                println!(
-                    "✓ {label}: recorded Codex's trust for them in {}",
-                    config.display()
-                );
-            }
-            codex_trust::Plan::Unchanged => {
-                println!(
-                    "✓ {label}: Codex already trusts them ({})",
-                    config.display()
-                );
-            }
-            codex_trust::Plan::Manual(_) => {}
-        }
-        if target.scope == Scope::Project {
-            project_trust_note(config, &target.path);
-        }
+        write_trust(home, target, config, plan)?;
     }
     Ok(trust_manual(trust.as_ref()))
+}
+
+/// Says which of the host's events the installed client predates (they are not wired).
+fn say_unwired(target: &Target, specs: &[crate::host::HookSpec]) {
+    if specs.len() < target.host.specs().len() {
+        let left: Vec<&str> = target
+            .host
+            .specs()
+            .iter()
+            .filter(|s| !specs.contains(s))
+            .map(|s| s.event)
+            .collect();
+        println!(
+            "· {}: the installed {} predates {}: not wired (run install again after upgrading)",
+            target.label(),
+            target.host.spec().label,
+            left.join(", ")
+        );
+    }
+}
+
+/// Records Codex's trust for the hooks (or says it already has it); a project's trust also
+/// needs the user's own step, which it names.
+fn write_trust(
+    home: &Home,
+    target: &Target,
+    config: &Path,
+    plan: &codex_trust::Plan,
+) -> Result<()> {
+    let label = target.label();
+    match plan {
+        codex_trust::Plan::Write(text) => {
+            if !config.exists() {
+                // Remember that install created it, so uninstall can remove it again.
+                let marker = absent_marker(&backup_path(home, config));
+                crate::config::ensure_private_dir(marker.parent().expect("has a parent"))?;
+                std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+            }
+            settings::write_atomic(config, text)?;
+            println!(
+                "✓ {label}: recorded Codex's trust for them in {}",
+                config.display()
+            );
+        }
+        codex_trust::Plan::Unchanged => {
+            println!(
+                "✓ {label}: Codex already trusts them ({})",
+                config.display()
+            );
+        }
+        codex_trust::Plan::Manual(_) => {}
+    }
+    if target.scope == Scope::Project {
+        project_trust_note(config, &target.path);
+    }
+    Ok(())
 }
 
 /// The config.toml path, its text and the trust plan for the hooks document `merged`.
@@ -570,31 +582,4 @@ fn normalize(v: &Value) -> Value {
         }
     }
     v
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser as _;
-
-    /// Every host of the table is selected by its own flag and by no other.
-    #[test]
-    fn every_hosts_install_flag_selects_it() {
-        for spec in crate::host::HOSTS {
-            let cli = crate::cli::Cli::try_parse_from(["callus", "install", spec.install_flag])
-                .unwrap_or_else(|e| panic!("{}: {e}", spec.install_flag));
-            let crate::cli::Command::Install(args) = cli.command else {
-                panic!("not install");
-            };
-            for other in crate::host::HOSTS {
-                assert_eq!(
-                    flag_set(&args, other.install_flag),
-                    other.host == spec.host,
-                    "{} vs {}",
-                    spec.install_flag,
-                    other.install_flag
-                );
-            }
-        }
-    }
 }

@@ -178,6 +178,8 @@ fn ours_with_role(handler: &Value, role: Role) -> bool {
 /// # Panics
 /// Never: the groups it indexes were checked to be objects by [`parse`].
 #[must_use]
+// the settings merge policy as one list of cases, each commented
+#[allow(clippy::too_many_lines)]
 pub(crate) fn merge(
     value: &Value,
     specs: &[HookSpec],

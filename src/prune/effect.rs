@@ -4,7 +4,7 @@
 //!
 //! The populations are re-evaluated with the real matcher ([`crate::rules::backtest`]), so
 //! `unless`, `match: segment`, `norm` and flags count and no rule is skipped for lacking an
-//! explicit `field` (callusguard's evidence report did both: spec §15.1 item 57). The test is
+//! explicit `field` (callusguard's evidence report did both). The test is
 //! the pooled two-proportion z-test, two-sided, at [`ALPHA`]; it is only trusted when both
 //! sides have [`MIN_SIDE_ATTEMPTS`] attempts. Rates are observational: nothing here controls
 //! for what else changed, which is why the attempt counts and the volume note travel with them.

@@ -1,5 +1,5 @@
 //! The firing side of prune: which rules fired, when, and on which calls, read from the audit
-//! chain in the store and cut to a window (callusguard spec §7.3 steps 1–4).
+//! chain in the store and cut to a window (callusguard's prune, its first steps).
 //!
 //! Guarantees carried over from callusguard: a record that does not parse is skipped, never
 //! fatal; a record whose `ts` does not parse ([`crate::window::absolute`]) is counted anyway

@@ -9,7 +9,7 @@
 //! `promote`, `review`, `prune`, `keep`; [`render`] prints it. Prune never edits a ruleset.
 //!
 //! A missing or empty store is not silence: every rule then reads as `prune` "for lack of
-//! evidence", and the rendering says so loudly (callusguard spec §7.4).
+//! evidence", and the rendering says so loudly.
 
 pub(crate) mod age;
 pub(crate) mod effect;
@@ -23,7 +23,6 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::cli::PruneArgs;
 use crate::config::Home;
 use crate::rules::backtest::{Backtest, History, Scan, load_scan, matching_in, summarize};
 use crate::rules::layers::LayerPaths;
@@ -121,8 +120,19 @@ pub(crate) struct Report {
     pub counts: BTreeMap<&'static str, u64>,
 }
 
+/// What `callus guard prune` was asked for.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The window, in days back from now (`--days`).
+    pub days: u32,
+    /// Print the report as JSON (`--json`).
+    pub json: bool,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+}
+
 /// `callus guard prune [--days N] [--json]`.
-pub(crate) fn run(home: &Home, args: &PruneArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence =
@@ -165,6 +175,8 @@ fn team_scope(rules: &RuleSet, days: u32) -> crate::sync::Scope {
 }
 
 /// Build the report for `rules` from the store (`None`: there is no store) at time `now`.
+// the prune report assembled in one pass over the rules, with the tallies it shares
+#[allow(clippy::too_many_lines)]
 pub(crate) fn build(
     rules: &RuleSet,
     conn: Option<&Connection>,

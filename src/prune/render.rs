@@ -1,4 +1,4 @@
-//! The text rendering of a prune report (callusguard spec §7.4, with callus's extra verdicts).
+//! The text rendering of a prune report (callusguard's, with callus's extra verdicts).
 //!
 //! The pinned phrases are kept word for word: the `ALL-TIME` window line, the undated
 //! warning, "No readable audit log" and "for lack of evidence", "every verdict predates the
@@ -71,6 +71,13 @@ pub(crate) fn text(report: &Report) -> String {
             "  · The audit log is intact, but every verdict predates the window: enforcement ran and these rules did not fire in the last {days} days, which is itself the signal.\n"
         );
     }
+    verdicts_text(&mut out, report);
+    closing_text(&mut out, report);
+    out
+}
+
+/// Each verdict's rules, with what they fired and why.
+fn verdicts_text(out: &mut String, report: &Report) {
     for v in Verdict::ALL {
         let rows: Vec<_> = report.rules.iter().filter(|r| r.verdict == v).collect();
         if rows.is_empty() {
@@ -103,6 +110,10 @@ pub(crate) fn text(report: &Report) -> String {
         }
         out.push('\n');
     }
+}
+
+/// Rules that fired but are declared nowhere, and what to prune.
+fn closing_text(out: &mut String, report: &Report) {
     if !report.orphan_rule_ids.is_empty() {
         let ids: Vec<&str> = report
             .orphan_rule_ids
@@ -142,5 +153,4 @@ pub(crate) fn text(report: &Report) -> String {
             );
         }
     }
-    out
 }

@@ -1,9 +1,10 @@
 //! Lifecycle verdicts: one per rule, from its firings in the window, the evidence tier of the
 //! calls it matches, and its measured effect.
 //!
-//! Evaluated in this order (callusguard spec §7.3, extended):
+//! Evaluated in this order (callusguard's prune, extended; see
+//! README.md#evidence-derive-promote-prune-report):
 //! 1. never fired in the window → `prune`, unless the rule is pinned (a protective rule may
-//!    rightly never fire; spec §15.1 item 43) → `keep`;
+//!    rightly never fire) → `keep`;
 //! 2. monitor-only with ≥ [`PROMOTE_AFTER`] firings → `promote` to its tier's ceiling when the
 //!    tier is promotable or unknown, else `keep` ("firing often is not the same as failing
 //!    reliably"). The tier is measured on the calls the rule matches in the window, and only
@@ -127,6 +128,8 @@ fn judgement(verdict: Verdict, basis: &'static str, reason: String) -> Judgement
 
 /// Decide one rule (see the module docs for the order).
 #[must_use]
+// the verdict table: one ordered list of cases, the first that holds wins
+#[allow(clippy::too_many_lines)]
 pub(crate) fn classify(f: &Facts<'_>) -> Judgement {
     let c = f.count;
     if c == 0 {

@@ -70,7 +70,7 @@ pub(crate) fn shape_and_blamed(
     (shape.filter(|s| !s.is_empty()), blamed)
 }
 
-/// `mcp__<server>__` for MCP tools, else the tool name (spec §6.4 `_tool_group`).
+/// `mcp__<server>__` for MCP tools, else the tool name (callusguard's `_tool_group`).
 #[must_use]
 pub(crate) fn tool_group(tool: &str) -> String {
     if let Some(rest) = tool.strip_prefix("mcp__")

@@ -4,7 +4,7 @@
 //! line that carries the error (dropping unrelated output printed before it), and a leading
 //! `Exit code N` line keeps its number in front (`exit code 127` and `exit code 1` are
 //! different failures). That line is then normalised ([`normalise`]), callusguard's way
-//! (spec §6.3), in order: lowercase; quoted strings → `'S'`; digits → `#`; whitespace
+//! in order: lowercase; quoted strings → `'S'`; digits → `#`; whitespace
 //! collapsed; trimmed. callus keeps what tells a cause apart: a quoted Windows path keeps its
 //! drive and a Git-Bash history-expansion `!` in front (`'!C:/x'` → `'!c:S'`, not `'S'`), and an
 //! unquoted one its drive (`c:\x\y` → `c:<path>`); a leading `./` is dropped (`./Use cases/x`
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn callusguard_normalisation_holds() {
-        // spec §6.3's example: two databases, one signature.
+        // callusguard's own example: two databases, one signature.
         assert_eq!(
             signature(r#"FATAL: database "kai" does not exist"#).unwrap(),
             "fatal: database 'S' does not exist"

@@ -1,8 +1,7 @@
 //! The derivation funnel: `callus derive` replayed one 7-day window at a time over the report
 //! period, so each window's candidates, tiers and withheld clusters are exactly what a weekly
 //! `callus derive` run would have produced then (callusguard's report ran derive without
-//! denominators, so every cluster tiered unknown and nothing was withheld: spec §15.1
-//! item 58).
+//! denominators, so every cluster tiered unknown and nothing was withheld).
 //!
 //! Each window is a call to derive's own per-window function (`derive::derive`) with
 //! derive's default thresholds and exclusions: the same failing-segment clustering, the same
@@ -69,16 +68,19 @@ impl Proposal {
     pub(crate) fn of(d: &derive::Derived, dv: &derive::Derivation) -> Self {
         Proposal {
             id: d.id().to_string(),
-            tool: d.rule["tool"].as_str().unwrap_or_default().to_string(),
+            tool: d.rule.tool.clone(),
             pattern: d.proposal.any.first().cloned(),
             // The candidate's own count (its backtest's, see derive's candidates).
-            fail_count: d.rule["meta"]["fail_count"]
-                .as_u64()
-                .unwrap_or(d.fail_count(&dv.clusters) as u64),
+            fail_count: d
+                .rule
+                .meta
+                .as_ref()
+                .map_or(d.fail_count(&dv.clusters), |m| m.fail_count)
+                as u64,
             attempt_count: d.attempts,
             tier: d.tier.label(),
             fail_rate: d.rate,
-            message: d.rule["message"].as_str().map(str::to_string),
+            message: d.rule.message.clone(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The evidence report: what was recorded, what derive would have proposed week by week, what
 //! was promoted, and whether each promoted rule changed the failure rate of the calls it
-//! matches (callusguard spec §12, with its defects fixed: spec §15.1 items 57–58).
+//! matches (callusguard's evidence report, with its defects fixed; see
+//! README.md#evidence-derive-promote-prune-report).
 //!
 //! Guarantees: the period is half-open `[since, until)` ([`crate::window`]: a `--since`
 //! duration counts back from `--until`) and applies to every total (sessions included); the
@@ -20,7 +21,6 @@ use std::fmt::Write as _;
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::cli::ReportArgs;
 use crate::config::Home;
 use crate::prune::effect::{self, Effect, Span};
 use crate::rules::backtest::{History, Scan, load_scan, matching_in};
@@ -119,9 +119,24 @@ pub(crate) struct Report {
     pub caveat: &'static str,
 }
 
+/// What `callus report` was asked for: its period, where its evidence is, how to print it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The period's start (`--since`: a date or a duration back from `until`).
+    pub since: Option<String>,
+    /// The period's end (`--until`), exclusive.
+    pub until: Option<String>,
+    /// A team store to read instead of the local one (`--db`).
+    pub db: Option<String>,
+    /// Write one self-contained HTML page there (`--html FILE`).
+    pub html: Option<std::path::PathBuf>,
+    /// Print the report as JSON (`--json`).
+    pub json: bool,
+}
+
 /// What the report reads of a team store: its period (`--since` absent: from the first call
 /// on, so everything up to `--until`). The period is resolved again on the copy, the same way.
-fn team_scope(args: &ReportArgs) -> Result<crate::sync::Scope> {
+fn team_scope(args: &Request) -> Result<crate::sync::Scope> {
     let w = Window::resolve(
         args.since.as_deref(),
         args.until.as_deref(),
@@ -139,7 +154,7 @@ fn team_scope(args: &ReportArgs) -> Result<crate::sync::Scope> {
 }
 
 /// `callus report [--since] [--until] [--json | --html FILE]`.
-pub(crate) fn run(home: &Home, args: &ReportArgs) -> Result<Exit> {
+pub(crate) fn run(home: &Home, args: &Request) -> Result<Exit> {
     let cwd = std::env::current_dir().ok();
     let rules = RuleSet::load(&LayerPaths::resolve(home, cwd.as_deref()))?;
     let evidence = crate::sync::evidence_in(args.db.as_deref(), home, &team_scope(args)?)?;
@@ -263,30 +278,7 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         } else {
             promoted.authored += 1;
         }
-        let effect = span.and_then(|sp| effect::measure(rule, calls, idx, sp));
-        let series = date
-            .and_hms_opt(0, 0, 0)
-            .map(|t| evidence::series(calls, idx, t.and_utc().timestamp_millis(), period))
-            .unwrap_or_default();
-        rows.push(EffectRow {
-            id: rule.id.clone(),
-            layer: layer.kind.as_str(),
-            tool: rule.tool.clone(),
-            patterns: rule.any.iter().map(|p| p.source().to_string()).collect(),
-            message: rule.message.clone(),
-            series,
-            action: layer.effective_action(rule),
-            promoted: date.to_string(),
-            reading: effect
-                .as_ref()
-                .map_or("not-measurable", |e| e.outcome.as_str()),
-            significant: effect
-                .as_ref()
-                .and_then(|e| e.p_value)
-                .is_some_and(|p| p < effect::ALPHA),
-            note: effect.as_ref().and_then(Effect::volume_note),
-            effect,
-        });
+        rows.push(effect_row(layer, rule, date, calls, idx, span, period));
     }
     promoted.rate = funnel
         .as_ref()
@@ -304,6 +296,43 @@ pub(crate) fn build(rules: &RuleSet, conn: Option<&Connection>, period: &Window)
         effect: rows,
         caveat: CAVEAT,
     })
+}
+
+/// One promoted rule's row of the effect table: its before/after effect over the recorded
+/// span and its daily series around the promotion date.
+fn effect_row(
+    layer: &crate::rules::layers::Layer,
+    rule: &crate::rules::Rule,
+    date: chrono::NaiveDate,
+    calls: &[crate::rules::backtest::StoredCall],
+    idx: &[usize],
+    span: Option<Span>,
+    period: &Window,
+) -> EffectRow {
+    let effect = span.and_then(|sp| effect::measure(rule, calls, idx, sp));
+    let series = date
+        .and_hms_opt(0, 0, 0)
+        .map(|t| evidence::series(calls, idx, t.and_utc().timestamp_millis(), period))
+        .unwrap_or_default();
+    EffectRow {
+        id: rule.id.clone(),
+        layer: layer.kind.as_str(),
+        tool: rule.tool.clone(),
+        patterns: rule.any.iter().map(|p| p.source().to_string()).collect(),
+        message: rule.message.clone(),
+        series,
+        action: layer.effective_action(rule),
+        promoted: date.to_string(),
+        reading: effect
+            .as_ref()
+            .map_or("not-measurable", |e| e.outcome.as_str()),
+        significant: effect
+            .as_ref()
+            .and_then(|e| e.p_value)
+            .is_some_and(|p| p < effect::ALPHA),
+        note: effect.as_ref().and_then(Effect::volume_note),
+        effect,
+    }
 }
 
 fn totals(conn: &Connection, s: i64, u: i64) -> Result<Totals> {
@@ -369,6 +398,15 @@ pub(crate) fn text(r: &Report) -> String {
         );
     }
     out.push('\n');
+    failures_text(&mut out, r);
+    funnel_text(&mut out, r);
+    effect_text(&mut out, r);
+    let _ = writeln!(out, "  {CAVEAT}");
+    out
+}
+
+/// The recurring failures and the candidates of the period.
+fn failures_text(out: &mut String, r: &Report) {
     if !r.failures.is_empty() {
         let _ = writeln!(out, "top recurring failures");
         let mut table =
@@ -399,6 +437,10 @@ pub(crate) fn text(r: &Report) -> String {
         }
         let _ = writeln!(out, "{table}\n");
     }
+}
+
+/// The derivation funnel, window by window.
+fn funnel_text(out: &mut String, r: &Report) {
     if let Some(f) = &r.funnel {
         let _ = writeln!(
             out,
@@ -434,6 +476,10 @@ pub(crate) fn text(r: &Report) -> String {
             f.proposed, f.unique, f.windows, f.empty_windows, f.withheld
         );
     }
+}
+
+/// What was promoted and the effect table of every promoted rule.
+fn effect_text(out: &mut String, r: &Report) {
     let p = &r.promoted;
     let _ = writeln!(
         out,
@@ -483,8 +529,6 @@ pub(crate) fn text(r: &Report) -> String {
             let _ = writeln!(out, "  note {}: {n}", row.id);
         }
     }
-    let _ = writeln!(out, "  {CAVEAT}");
-    out
 }
 
 /// `4 of 6 matched calls failed (67%)`, or the failure count alone without attempts.

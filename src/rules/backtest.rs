@@ -478,7 +478,8 @@ impl Backtest {
         (self.matched > 0).then(|| round4(self.failures as f64 / self.matched as f64))
     }
 
-    /// The evidence tier of the matched population (spec §5.2) and its failure rate.
+    /// The evidence tier of the matched population and its failure rate (see
+    /// docs/rule-format.md#evidence-caps-the-action).
     #[must_use]
     pub(crate) fn tier(&self) -> (Tier, Option<f64>) {
         self.tier_with(tier::MIN_ATTEMPTS)

@@ -1,4 +1,4 @@
-//! `guard check`: static validation of a ruleset (callusguard spec §4.5–§5.4, plus callus's
+//! `guard check`: static validation of a ruleset (callusguard's checks, plus callus's
 //! typed validation).
 //!
 //! A file is good when it parses with typed validation, every pattern compiles, no tiered
@@ -126,7 +126,8 @@ fn check_document(doc: &Document, user_layer: bool, lines: &[usize], report: &mu
     }
 }
 
-/// The tier ceiling (spec §4.5), on the stated `meta.tier` and on the tier the rule's own
+/// The tier ceiling (docs/rule-format.md#evidence-caps-the-action), on the stated `meta.tier`
+/// and on the tier the rule's own
 /// evidence numbers support; a stated tier its numbers contradict is an error too, so
 /// editing `meta.tier` cannot arm a rule beyond its evidence.
 fn check_tier(rule: &Rule, at: &str, report: &mut FileReport) {

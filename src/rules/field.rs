@@ -1,5 +1,5 @@
 //! Field extraction: the text a rule's patterns run on, taken from a call's `tool_input` by a
-//! dotted path (callusguard spec §4.1).
+//! dotted path (docs/rule-format.md#a-rule).
 //!
 //! Objects are walked by key, arrays by an all-digit index; anything else, or `null`, yields
 //! `""`. A string leaf is returned as-is; any other leaf is serialised the way Python's

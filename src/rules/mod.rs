@@ -1,7 +1,7 @@
 //! Rules: the ruleset format, its typed validation, and whether a rule fires on a call.
 //!
 //! The format is callusguard's rule JSON read unchanged (`id, tool, field, any, unless,
-//! flags, norm, severity, action, message, meta, examples`, spec §3–§4) plus callus's
+//! flags, norm, severity, action, message, meta, examples`; docs/rule-format.md) plus callus's
 //! `match` (`"text"` or `"segment"`), `pinned` and `meta.promoted`. Parsing is strict: a wrong
 //! type, an unknown key or action, or a missing message is an error naming the file, the rule
 //! id and the field. Deciding whether a rule fires is pure and lives here, so `guard check`,
@@ -223,7 +223,7 @@ impl Rule {
         let view = call.view(&self.field, self.norm);
         if self.any.is_empty() {
             // A tool-only rule fires on every call to its tool, unless an `unless` matches
-            // (callusguard ignored `unless` here: spec §15.1 item 23).
+            // (callusguard ignored `unless` here).
             if !self.unless.is_empty() && !view.text.trim().is_empty() {
                 for p in &self.unless {
                     if p.may_match(&view.lower) && p.is_match(&view.text)? {

@@ -630,6 +630,8 @@ mod tests {
     }
 
     #[test]
+    // one table of malformed rules and the message each gets
+    #[allow(clippy::too_many_lines)]
     fn the_explaining_pass_finds_what_the_typed_pass_refused() {
         let cases = [
             ("[1]", "t: top level is not a JSON object"),

@@ -62,6 +62,8 @@ struct Evidence {
 }
 
 /// `callus rules promote ID --action A --message M [--pattern RE]… [--unless RE]… [--into F]`.
+// a promotion read top to bottom: find, check the ceiling, edit, verify, write
+#[allow(clippy::too_many_lines)]
 pub(crate) fn run(home: &Home, args: &Promotion) -> Result<Exit> {
     let candidates_path = home.candidates_path();
     let text = std::fs::read_to_string(&candidates_path).map_err(|e| {

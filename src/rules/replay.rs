@@ -382,6 +382,8 @@ mod tests {
     }
 
     #[test]
+    // one stored session and every fact replay reads from it
+    #[allow(clippy::too_many_lines)]
     fn a_stored_call_answers_from_its_session_and_its_own_row() {
         let conn = store();
         let ids = vec!["s1".to_string(), "s2".to_string()];

@@ -1,5 +1,6 @@
 //! Evidence tiers: how often a kind of call failed when tried, and the strongest action that
-//! evidence can justify (callusguard spec §5, constants preserved).
+//! evidence can justify (callusguard's tiers, constants preserved; see
+//! docs/rule-format.md#evidence-caps-the-action).
 //!
 //! `classify` is the single place a (failures, attempts) pair becomes a tier; `ceiling` is
 //! the single place a tier becomes a cap. An unrecognised tier label caps at `monitor`: an
@@ -98,7 +99,7 @@ pub(crate) fn ceiling_of(label: &str) -> Action {
     Tier::parse(label).map_or(Action::Monitor, Tier::ceiling)
 }
 
-/// Classify `fails` out of `attempts` (spec §5.2). The rate is clamped to 1.0.
+/// Classify `fails` out of `attempts`. The rate is clamped to 1.0.
 #[must_use]
 pub(crate) fn classify(fails: u64, attempts: u64, min_attempts: u64) -> (Tier, Option<f64>) {
     if attempts == 0 {

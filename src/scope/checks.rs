@@ -1,4 +1,4 @@
-//! Project checks against a baseline: "new findings only" (spec §10.4).
+//! Project checks against a baseline: "new findings only" (README.md#scope).
 //!
 //! Each check is a shell command run in the root at declare time and again at verify. Its
 //! merged stdout/stderr is split into findings; a finding's identity leaves out line and
@@ -95,16 +95,9 @@ pub(crate) fn run_all(checks: &[Check], root: &Path) -> Vec<CheckRun> {
     checks.iter().map(|c| run_check(c, root)).collect()
 }
 
-/// Run one check through `sh -c` in `root`, stdout and stderr merged, under its timeout.
-pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
-    let mut result = CheckRun {
-        name: check.name.clone(),
-        command: crate::redact::redact(&check.command).into_owned(),
-        ok: false,
-        exit_code: None,
-        error: None,
-        findings: Vec::new(),
-    };
+/// `sh -c` for the check, in its own process group (so a timeout ends its children too),
+/// its output and errors on one pipe.
+fn shell(check: &Check, root: &Path) -> Command {
     let mut cmd = Command::new("sh");
     // `exec 2>&1` first, so everything the command prints arrives in order on one pipe.
     cmd.arg("-c")
@@ -118,7 +111,20 @@ pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
         use std::os::unix::process::CommandExt as _;
         cmd.process_group(0);
     }
-    let mut child = match cmd.spawn() {
+    cmd
+}
+
+/// Run one check through `sh -c` in `root`, stdout and stderr merged, under its timeout.
+pub(crate) fn run_check(check: &Check, root: &Path) -> CheckRun {
+    let mut result = CheckRun {
+        name: check.name.clone(),
+        command: crate::redact::redact(&check.command).into_owned(),
+        ok: false,
+        exit_code: None,
+        error: None,
+        findings: Vec::new(),
+    };
+    let mut child = match shell(check, root).spawn() {
         Ok(c) => c,
         Err(e) => {
             result.error = Some(format!("cannot start sh: {e}"));
@@ -250,7 +256,7 @@ fn finding(path: &str, code: &str, line: Option<u64>, message: &str, raw: &str) 
 }
 
 /// A finding's path, `/`-separated, with leading `./` segments dropped — and nothing else
-/// (callusguard's `lstrip("./")` also ate the dot of `.github/`, spec §15.1 #19).
+/// (callusguard's `lstrip("./")` also ate the dot of `.github/`).
 fn finding_path(path: &str) -> String {
     let mut p = path.replace('\\', "/");
     while let Some(rest) = p.strip_prefix("./") {

@@ -7,18 +7,17 @@
 
 use serde_json::json;
 
-use super::declare::Declaration;
-use super::state::Run;
-use super::verdict::Ruling;
+use super::declare::{Declaration, DeclareRequest};
+use super::state::{Baseline, Gate, Run};
+use super::verdict::{Ruling, Verdict};
 use super::{EXIT_OK, EXIT_VIOLATION, render, verify};
 use crate::Result;
-use crate::cli::ScopeDeclareArgs;
 use crate::config::Home;
 use crate::output::{print_json, table};
 
 /// `callus scope declare`.
-pub(crate) fn declare(args: &ScopeDeclareArgs, home: &Home) -> Result<u8> {
-    let decl = Declaration::from_args(args)?;
+pub(crate) fn declare(args: &DeclareRequest, home: &Home) -> Result<u8> {
+    let decl = Declaration::from_request(args)?;
     let baseline = verify::take_baseline(&decl, home)?;
     let run = Run::create(home, &decl.run_id)?;
     run.save_baseline(&baseline)?;
@@ -102,6 +101,26 @@ pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
         }));
         return Ok(EXIT_OK);
     }
+    show_text(
+        &run,
+        &decl,
+        &baseline,
+        observations,
+        &gate,
+        verdict.as_ref(),
+    );
+    Ok(EXIT_OK)
+}
+
+/// `callus scope show` as a table of fields.
+fn show_text(
+    run: &Run,
+    decl: &Declaration,
+    baseline: &Baseline,
+    observations: usize,
+    gate: &Gate,
+    verdict: Option<&Verdict>,
+) {
     let mut t = table(&["field", "value"]);
     let list = |g: &[super::glob::Glob]| {
         g.iter()
@@ -148,11 +167,10 @@ pub(crate) fn show(run_id: &str, as_json: bool, home: &Home) -> Result<u8> {
     ]);
     t.add_row(vec![
         "last verdict".to_string(),
-        verdict.as_ref().map_or_else(
+        verdict.map_or_else(
             || "(not verified yet)".to_string(),
             |v| format!("{} — {}", v.ruling.as_str(), v.message),
         ),
     ]);
     println!("{t}");
-    Ok(EXIT_OK)
 }

@@ -1,5 +1,5 @@
 //! A run's declaration: what it may create, modify and delete, what it must never touch,
-//! which project checks guard it, and where its root is (spec §10.1).
+//! which project checks guard it, and where its root is (README.md#scope).
 //!
 //! Parsing is total and strict: every field is type-checked, unknown keys are refused (a
 //! misspelt `forbidd` must not silently declare nothing), and a declaration that names no
@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::glob::Glob;
-use crate::cli::ScopeDeclareArgs;
 use crate::{Error, Result};
 
 /// Directories (and files) skipped by the fingerprint unless the declaration says otherwise:
@@ -151,9 +150,31 @@ pub(crate) struct Permit {
     pub(crate) why: String,
 }
 
+/// What `callus scope declare` was given: the run, its root, its globs and checks as flags,
+/// or a declaration file (`-` for stdin) that must then hold them all.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeclareRequest {
+    /// The run's id.
+    pub run_id: String,
+    /// The tree the run works in (`--root`; default: the repository around the cwd).
+    pub root: Option<std::path::PathBuf>,
+    /// Globs the run may create.
+    pub create: Vec<String>,
+    /// Globs the run may modify.
+    pub modify: Vec<String>,
+    /// Globs the run may delete.
+    pub delete: Vec<String>,
+    /// Globs the run must never touch.
+    pub forbid: Vec<String>,
+    /// Project checks, `NAME=COMMAND`.
+    pub check: Vec<String>,
+    /// A declaration file instead of the flags (`--from FILE`, `-` for stdin).
+    pub from: Option<std::path::PathBuf>,
+}
+
 impl Declaration {
-    /// Build a declaration from the `declare` command line (flags, or `--from FILE`).
-    pub(crate) fn from_args(args: &ScopeDeclareArgs) -> Result<Declaration> {
+    /// Build a declaration from the `declare` request (flags, or `--from FILE`).
+    pub(crate) fn from_request(args: &DeclareRequest) -> Result<Declaration> {
         if let Some(file) = &args.from {
             let flags = [
                 (!args.create.is_empty(), "--create"),
@@ -210,6 +231,8 @@ impl Declaration {
     }
 
     /// Parse a declaration object. `run_id` fills (and must agree with) the object's own.
+    // a validator: one declaration field after another, each error naming its field
+    #[allow(clippy::too_many_lines)]
     pub(crate) fn from_value(
         value: &Value,
         origin: &str,
@@ -445,7 +468,7 @@ pub(crate) fn valid_run_id(id: &str, origin: &str) -> Result<String> {
 }
 
 /// Parse one `--check NAME=CMD`. The name is required: a bare command containing `=`
-/// (`ruff check --select=E`) would otherwise be split in the wrong place (spec §15.1 #9).
+/// (`ruff check --select=E`) would otherwise be split in the wrong place.
 fn parse_check_flag(spec: &str) -> Result<Check> {
     let refuse = || {
         Error::Invalid(format!(

@@ -1,5 +1,5 @@
 //! The fingerprint of a tree — size, mtime and content hash of every file — and the diff of
-//! two fingerprints: how scope sees what a run actually wrote (spec §10.3).
+//! two fingerprints: how scope sees what a run actually wrote.
 //!
 //! The filesystem is authoritative: a write through `Write`, a Bash heredoc, `sed -i` or a
 //! script the agent ran all show up, because nothing depends on the hook stream. The walk

@@ -1,4 +1,4 @@
-//! Path globs of a scope declaration (spec §10.2): gitignore-flavoured, not `fnmatch`.
+//! Path globs of a scope declaration: gitignore-flavoured, not `fnmatch`.
 //!
 //! A glob is matched against a `/`-separated path relative to the run root, anchored at both
 //! ends. `*` matches within one path segment (never `/`), `?` one character other than `/`,

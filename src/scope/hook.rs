@@ -4,15 +4,15 @@
 //!   `NotebookEdit`: `notebook_path`; Codex `apply_patch`: the paths of its `*** Add/Update/
 //!   Delete File:` and `*** Move to:` lines) is refused with a `deny` decision when a path it
 //!   names lies outside the run root, is forbidden, or is outside the declared write set. A
-//!   declaration that names only forbids still refuses forbidden paths (spec §15.1 #14).
+//!   declaration that names only forbids still refuses forbidden paths.
 //!   Other tools get no opinion (Bash writes are caught by the fingerprint at Stop). A
 //!   permitted call is noted in `observed.jsonl` for attribution.
 //! * `Stop` — the run is verified on **every** Stop, `stop_hook_active` notwithstanding, so an
-//!   agent that fixed nothing after a refusal is refused again (spec §15.1 #17). A denial
+//!   agent that fixed nothing after a refusal is refused again. A denial
 //!   keeps the agent going with the report: on Claude Code exit 2 with the report on stderr,
 //!   on Codex `{"decision":"block","reason":…}` on stdout and exit 0. A warning or
 //!   escalation is shown to the user as `systemMessage`, a field both hosts document for
-//!   Stop (callusguard used `additionalContext`, unverified there, spec §15.1 #18). Because
+//!   Stop (callusguard used `additionalContext`, unverified there). Because
 //!   Codex, unlike Claude Code (8), does not cap consecutive Stop refusals, the hook lets the
 //!   agent stop after `CALLUS_SCOPE_MAX_STOP_REFUSALS` (default 8; 0 = never) consecutive
 //!   refusals, telling the user the run still violates its declaration; `verify` still

@@ -1,4 +1,4 @@
-//! Scope: did a run write only what it said it would? (callusguard's `wroteonly`, spec §10.)
+//! Scope: did a run write only what it said it would? (callusguard's `wroteonly`; README.md#scope.)
 //!
 //! A run **declares** what it may create, modify and delete, what it must never touch, and
 //! which project checks guard it (`callus scope declare`). The tree is fingerprinted and the
@@ -26,13 +26,13 @@
 //! | 4 | the state directory could not be written |
 //!
 //! clap reports usage errors with exit 2, the code of a violation (callusguard had the same
-//! collision, spec §15.1 #8). Rather than ask scripts to tell them apart by parsing stderr,
+//! collision). Rather than ask scripts to tell them apart by parsing stderr,
 //! `callus scope …` usage errors exit 3 ([`usage_exit`]): a usage error, like a bad
 //! declaration, means "no verdict was reached, fix the invocation". `--help` still exits 0.
 //! The hook (`callus scope hook`) follows the hosts' protocol instead: 0 or 2.
 
 mod checks;
-mod commands;
+pub(crate) mod commands;
 mod declare;
 mod fingerprint;
 mod glob;
@@ -44,8 +44,7 @@ mod state;
 mod verdict;
 mod verify;
 
-use crate::cli::ScopeCommand;
-use crate::config::Home;
+pub(crate) use declare::DeclareRequest;
 
 /// Exit code: allow, warn or escalate.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -54,19 +53,10 @@ pub(crate) const EXIT_VIOLATION: u8 = 2;
 /// Exit code: bad input (declaration, run id, or command line).
 pub(crate) const EXIT_BAD_INPUT: u8 = 3;
 
-/// Run a `callus scope` subcommand; returns the process exit code.
+/// `callus scope hook`: the hosts' protocol (0 or 2), its own exit code.
 #[must_use]
-pub(crate) fn run(home: &Home, cmd: &ScopeCommand) -> u8 {
-    let result = match cmd {
-        ScopeCommand::Hook => return hook::run(),
-        ScopeCommand::Declare(args) => commands::declare(args, home),
-        ScopeCommand::Verify { run_id, json } => commands::verify(run_id, *json, home),
-        ScopeCommand::Show { run_id, json } => commands::show(run_id, *json, home),
-    };
-    result.unwrap_or_else(|e| {
-        eprintln!("callus: {e}");
-        e.exit().code()
-    })
+pub(crate) fn hook() -> u8 {
+    hook::run()
 }
 
 /// The exit code for a clap error: `callus scope …` usage errors exit

@@ -4,8 +4,8 @@
 //! resolved lexically, then the symlinks of its *directories* are resolved (so a write
 //! through a symlinked directory that leads outside the root is seen as outside). The final
 //! component is never resolved: a symlink inside the tree is judged by its own path, not by
-//! where it points (spec §15.1 #20). Nothing is stripped character-wise — `.github/x` stays
-//! `.github/x` and absolute paths keep their meaning (spec §15.1 #19).
+//! where it points. Nothing is stripped character-wise — `.github/x` stays
+//! `.github/x` and absolute paths keep their meaning.
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! The verdict for people (spec §10.7): one headline, then what is outside the declaration,
+//! The verdict for people: one headline, then what is outside the declaration,
 //! the new findings, what the verdict could not see, and — on a denial — what to do next.
 //! The same text is printed by `verify` and handed to the agent by the Stop hook.
 

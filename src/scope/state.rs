@@ -12,7 +12,7 @@
 //! a big tree is megabytes, and an operator can inspect or archive a run with `ls` and `jq`.
 //! JSON files are replaced atomically (temp file in the same directory, then rename) and
 //! are private to the user. Re-declaring a run id deletes the whole directory first, so no
-//! stale observation, verdict or claim survives (spec §15.1 #11); `verify` never deletes it.
+//! stale observation, verdict or claim survives; `verify` never deletes it.
 //!
 //! Which run a hook event belongs to: `$CALLUS_SCOPE_RUN` names it explicitly; otherwise it
 //! is the most recently declared run whose root contains the event's `cwd` and that is not

@@ -13,14 +13,14 @@ use serde_json::json;
 
 use super::schema::{self, Upgrade};
 use super::target::team_url;
-use crate::cli::SyncInitArgs;
 use crate::{Error, Exit, Result};
 
-/// `callus sync init --db URL [--grant ROLE]… [--json]`.
-pub(crate) fn run(args: &SyncInitArgs) -> Result<Exit> {
-    let url = team_url(&args.team.db, "sync init")?;
+/// `callus sync init --db URL [--grant ROLE]… [--json]`: `db` is the team database,
+/// `grant` the roles to let push.
+pub(crate) fn run(db: &str, grant: &[String], json: bool) -> Result<Exit> {
+    let url = team_url(db, "sync init")?;
     let mut grants = String::new();
-    for role in &args.grant {
+    for role in grant {
         let role = role.trim();
         if role.is_empty() || role.chars().any(char::is_control) {
             return Err(Error::Invalid(format!(
@@ -50,13 +50,13 @@ pub(crate) fn run(args: &SyncInitArgs) -> Result<Exit> {
         .find_map(|l| l.strip_prefix("schema|")?.split('|').next()?.parse().ok())
         .unwrap_or(0);
     let to = schema::VERSION;
-    if args.json {
+    if json {
         crate::output::print_json(&json!({
             "db": url.shown(),
             "from": from,
             "to": to,
             "applied": (from + 1..=to).collect::<Vec<_>>(),
-            "granted": args.grant,
+            "granted": grant,
         }));
     } else if from == to {
         println!("team store {}: schema at version {to} already", url.shown());
@@ -68,8 +68,8 @@ pub(crate) fn run(args: &SyncInitArgs) -> Result<Exit> {
             url.shown()
         );
     }
-    if !args.json {
-        for role in &args.grant {
+    if !json {
+        for role in grant {
             println!("granted {role}: read the team store, push its own origins");
         }
     }

@@ -23,31 +23,21 @@
 
 pub(crate) mod anchors;
 mod copy_text;
-mod init;
+pub(crate) mod init;
 mod origin;
 pub(crate) mod progress;
 mod psql;
 pub(crate) mod pull;
 pub(crate) mod push;
 mod schema;
-mod status;
+pub(crate) mod status;
 pub(crate) mod target;
 pub(crate) mod verify;
 
-use crate::cli::SyncCommand;
+use crate::Result;
 use crate::config::Home;
-use crate::{Exit, Result};
 
 use target::Target;
-
-/// `callus sync …`.
-pub(crate) fn run(home: &Home, cmd: &SyncCommand) -> Result<Exit> {
-    match cmd {
-        SyncCommand::Push(args) => push::run(home, args),
-        SyncCommand::Init(args) => init::run(args),
-        SyncCommand::Status(args) => status::run(home, args),
-    }
-}
 
 pub(crate) use crate::store::evidence::Evidence;
 

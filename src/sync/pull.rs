@@ -146,6 +146,8 @@ impl TeamCopy {
 }
 
 /// Copy the team's evidence at `url` that `scope` needs into a fresh temporary store.
+// one psql script built and read back table by table, in one transaction
+#[allow(clippy::too_many_lines)]
 pub(crate) fn pull(url: &PgUrl, scope: &Scope, progress: bool) -> Result<TeamCopy> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("callus-team-");

@@ -33,7 +33,6 @@ use super::progress::Progress;
 use super::schema::{self, TABLES, Table};
 use super::target::{PgUrl, team_url};
 use super::{copy_text, origin, psql};
-use crate::cli::SyncPushArgs;
 use crate::config::Home;
 use crate::{Error, Exit, Result};
 
@@ -78,10 +77,17 @@ pub(crate) struct Summary {
     pub audit: Counts,
 }
 
-/// `callus sync push --db URL [--origin NAME] [--json]`.
-pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
-    let url = team_url(&args.team.db, "sync push")?;
-    let origin = origin::resolve(args.origin.as_deref())?;
+/// `callus sync push --db URL [--origin NAME] [--json] [--progress]`: `db` is the team
+/// database, `origin` who pushes (default `user@hostname`), `progress` forces progress lines.
+pub(crate) fn run(
+    home: &Home,
+    db: &str,
+    origin: Option<&str>,
+    json: bool,
+    progress: bool,
+) -> Result<Exit> {
+    let url = team_url(db, "sync push")?;
+    let origin = origin::resolve(origin)?;
     let path = home.db_path();
     let conn = crate::store::open_existing(&path)?.ok_or_else(|| {
         Error::Invalid(format!("nothing to push: no store at {}", path.display()))
@@ -97,9 +103,9 @@ pub(crate) fn run(home: &Home, args: &SyncPushArgs) -> Result<Exit> {
         );
         return Ok(Exit::Problem);
     }
-    let progress = super::progress::wanted(args.progress);
+    let progress = super::progress::wanted(progress);
     let summary = push(&conn, &url, &origin, Mode::Commit, progress)?;
-    if args.json {
+    if json {
         crate::output::print_json(
             &serde_json::to_value(&summary).map_err(|e| Error::json("push summary", e))?,
         );

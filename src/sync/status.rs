@@ -16,7 +16,6 @@ use serde_json::Value;
 
 use super::push::{self, Counts, Mode};
 use super::target::{PgUrl, team_url};
-use crate::cli::SyncStatusArgs;
 use crate::config::Home;
 use crate::{Error, Exit, Result};
 
@@ -67,10 +66,11 @@ fn pending(c: Counts) -> u64 {
     c.inserted + c.updated
 }
 
-/// `callus sync status --db URL [--origin NAME] [--json]`.
-pub(crate) fn run(home: &Home, args: &SyncStatusArgs) -> Result<Exit> {
-    let url = team_url(&args.team.db, "sync status")?;
-    let origin = super::origin::resolve(args.origin.as_deref())?;
+/// `callus sync status --db URL [--origin NAME] [--json]`: `db` is the team database,
+/// `origin` this machine's (default `user@hostname`).
+pub(crate) fn run(home: &Home, db: &str, origin: Option<&str>, json: bool) -> Result<Exit> {
+    let url = team_url(db, "sync status")?;
+    let origin = super::origin::resolve(origin)?;
     let (schema_version, origins) = team(&url)?;
     let path = home.db_path();
     let mut status = Status {
@@ -96,7 +96,7 @@ pub(crate) fn run(home: &Home, args: &SyncStatusArgs) -> Result<Exit> {
             Err(e) => return Err(e),
         }
     }
-    if args.json {
+    if json {
         crate::output::print_json(
             &serde_json::to_value(&status).map_err(|e| Error::json("sync status", e))?,
         );

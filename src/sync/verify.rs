@@ -35,6 +35,8 @@ struct Verdict {
 }
 
 /// `guard audit verify --db URL [--origin O] [--json]`.
+// one team chain verification read top to bottom, each origin's outcome beside its case
+#[allow(clippy::too_many_lines)]
 pub(crate) fn run(db: &str, origin: Option<&str>, json: bool) -> Result<Exit> {
     let url = team_url(db, "guard audit verify")?;
     let origin = origin

@@ -298,7 +298,7 @@ fn explain_breaks_failures_down_by_signature_and_shows_masked_calls() {
 
 /// Each host's own phrasings through `record import` (tests/fixtures/record/outcome-hosts,
 /// written in each host's log format with the texts the hosts' sources and issue trackers
-/// show; the sources are named beside each phrase in `src/record/outcome.rs` and
+/// show; the sources are named beside each phrase in `src/record/outcome/harness.rs` and
 /// `classify.rs`), then counted by `record stats`.
 #[test]
 fn each_hosts_phrasings_are_classed_on_import() {
