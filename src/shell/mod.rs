@@ -78,6 +78,7 @@ mod expand;
 mod lexer;
 pub(crate) mod model;
 mod normalise;
+pub(crate) mod options;
 mod parse;
 pub(crate) mod program;
 pub(crate) mod quote;

@@ -10,6 +10,7 @@
 //! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
 //! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program.
 
+use crate::shell::wrappers::{TRANSPARENT, transparent_start};
 use crate::shell::{MULTIPLEXERS, Segment, is_assignment};
 
 /// Shell builtins and control words: never a candidate's program.
@@ -81,7 +82,7 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         }
     }
     let mut rest: Vec<&str> = words.collect();
-    unwrap_wrappers(&mut rest);
+    unwrap_wrappers(&mut rest)?;
     let first = rest.first()?;
     let word = first
         .trim_start_matches(['(', '{', '`', '\\'])
@@ -125,52 +126,25 @@ fn is_subcommand(word: &str) -> bool {
         && !word.contains(['@', '=', '\'', '"'])
 }
 
-/// Drop `env`, `command`, `exec`, `nohup`, `time`, `nice`, `timeout`, `stdbuf` and their
-/// options from the front of `words`.
-fn unwrap_wrappers(words: &mut Vec<&str>) {
+/// Drop transparent wrappers (`env`, `nohup`, `timeout 5` …) with their options and the
+/// assignments after them from the front of `words`, where the splitter's normalisation
+/// would ([`transparent_start`], the same option grammars); `None` when a transparent
+/// wrapper runs nothing (`nohup` alone, `command -v x`): it is never the program.
+fn unwrap_wrappers(words: &mut Vec<&str>) -> Option<()> {
     loop {
-        let Some(first) = words.first() else { return };
-        let name = first.rsplit('/').next().unwrap_or(first);
-        let skip = match name {
-            "env" => {
-                1 + words[1..]
-                    .iter()
-                    .take_while(|w| w.starts_with('-') || is_assignment(w))
-                    .count()
-            }
-            "command" | "exec" | "nohup" | "time" | "builtin" => {
-                1 + words[1..].iter().take_while(|w| w.starts_with('-')).count()
-            }
-            "nice" | "stdbuf" => {
-                let mut n = 1;
-                while let Some(w) = words.get(n) {
-                    if *w == "-n" {
-                        n += 2;
-                    } else if w.starts_with('-') {
-                        n += 1;
-                    } else {
-                        break;
-                    }
-                }
-                n
-            }
-            "timeout" => {
-                let mut n = 1;
-                while let Some(w) = words.get(n) {
-                    if matches!(*w, "-s" | "-k" | "--signal" | "--kill-after") {
-                        n += 2;
-                    } else if w.starts_with('-') {
-                        n += 1;
-                    } else {
-                        break;
-                    }
-                }
-                // The duration.
-                n + 1
-            }
-            _ => return,
+        let Some(first) = words.first() else {
+            return Some(());
         };
-        words.drain(..skip.min(words.len()));
+        let name = first.rsplit('/').next().unwrap_or(first);
+        if !TRANSPARENT.contains(&name) {
+            return Some(());
+        }
+        let mut argv: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        argv[0] = name.to_string();
+        let start = transparent_start(&argv)?;
+        words.drain(..start);
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        words.drain(..assignments);
     }
 }
 
@@ -284,5 +258,36 @@ mod tests {
         assert_eq!(prog(cmd, "").unwrap().shape, "ls");
         // Leftovers of a redirection are not programs.
         assert_eq!(prog("cargo test 2>&1", "").unwrap().shape, "cargo test");
+    }
+
+    #[test]
+    fn transparent_wrappers_are_skipped_by_their_grammars() {
+        use crate::shell::Segment;
+        let seg = |words: &str| Segment {
+            argv: words.split_whitespace().map(String::from).collect(),
+            text: words.to_string(),
+            raw: words.to_string(),
+            depth: 0,
+            redirects: Vec::new(),
+            in_loop: None,
+            origin: crate::shell::Origin::Direct,
+            piped: false,
+        };
+        let shape = |w: &str| super::program(&seg(w)).map(|p| p.shape);
+        // Unsplit words (the splitter already removed these): values of the wrappers'
+        // options are skipped, as the splitter skips them.
+        assert_eq!(
+            shape("stdbuf -o L env -u X A=1 git push").as_deref(),
+            Some("git push")
+        );
+        assert_eq!(
+            shape("timeout -s KILL 5 nice -n 3 psql").as_deref(),
+            Some("psql")
+        );
+        assert_eq!(shape("exec -a name /bin/ls -l").as_deref(), Some("ls"));
+        // A wrapper that runs nothing is no program.
+        assert_eq!(shape("nohup"), None);
+        assert_eq!(shape("command -v psql"), None);
+        assert_eq!(shape("env A=1"), None);
     }
 }

@@ -15,6 +15,7 @@
 //! first operand); an option not listed as taking a value is assumed to take none.
 
 use crate::shell::lexer;
+use crate::shell::options::{Grammar, Opts, parse};
 use crate::shell::quote::unescape_print;
 use crate::shell::sink::{Job, Sink};
 
@@ -38,171 +39,162 @@ pub(crate) const SHELLS: &[&str] = &[
     "bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "fish", "csh", "tcsh", "yash",
 ];
 
-/// A wrapper's options: short ones taking a value (glued or next word), short ones taking an
-/// optional glued value (ending the cluster), long ones taking the next word as value.
-struct Spec {
-    value_short: &'static str,
-    glued_short: &'static str,
-    value_long: &'static [&'static str],
+/// The transparent wrappers: replaced by the command they run.
+pub(crate) const TRANSPARENT: &[&str] = &[
+    "env", "timeout", "nice", "ionice", "nohup", "setsid", "builtin", "time", "exec", "stdbuf",
+    "command", "busybox",
+];
+
+/// A grammar that stops at the first operand and knows only the options given.
+const fn wrapper(short_value: &'static str, long: &'static [(&'static str, bool)]) -> Grammar {
+    Grammar {
+        short_value,
+        short_optional: "",
+        long,
+        stop_at_operand: true,
+        last: &[],
+    }
 }
 
-const NONE: Spec = Spec {
-    value_short: "",
-    glued_short: "",
-    value_long: &[],
-};
-const TIMEOUT: Spec = Spec {
-    value_short: "sk",
-    glued_short: "",
-    value_long: &["signal", "kill-after"],
-};
-const NICE: Spec = Spec {
-    value_short: "n",
-    glued_short: "",
-    value_long: &["adjustment"],
-};
-const IONICE: Spec = Spec {
-    value_short: "cnpPu",
-    glued_short: "",
-    value_long: &["class", "classdata", "pid", "pgid", "uid"],
-};
-const TIME: Spec = Spec {
-    value_short: "fo",
-    glued_short: "",
-    value_long: &["format", "output"],
-};
-const EXEC: Spec = Spec {
-    value_short: "a",
-    glued_short: "",
-    value_long: &[],
-};
-const STDBUF: Spec = Spec {
-    value_short: "ioe",
-    glued_short: "",
-    value_long: &["input", "output", "error"],
-};
-const SUDO: Spec = Spec {
-    value_short: "CDghpRrTtUu",
-    glued_short: "",
-    value_long: &[
-        "close-from",
-        "chdir",
-        "group",
-        "host",
-        "prompt",
-        "chroot",
-        "role",
-        "type",
-        "command-timeout",
-        "other-user",
-        "user",
+const NONE: Grammar = wrapper("", &[]);
+const TIMEOUT: Grammar = wrapper(
+    "sk",
+    &[
+        ("signal", true),
+        ("kill-after", true),
+        ("foreground", false),
+        ("preserve-status", false),
+        ("verbose", false),
     ],
-};
-const DOAS: Spec = Spec {
-    value_short: "Cu",
-    glued_short: "",
-    value_long: &[],
-};
-const PKEXEC: Spec = Spec {
-    value_short: "",
-    glued_short: "",
-    value_long: &["user"],
-};
-const XARGS: Spec = Spec {
-    value_short: "adEILnPs",
-    glued_short: "eil",
-    value_long: &[
-        "arg-file",
-        "delimiter",
-        "max-args",
-        "max-procs",
-        "max-chars",
-        "process-slot-var",
+);
+const NICE: Grammar = wrapper("n", &[("adjustment", true)]);
+const IONICE: Grammar = wrapper(
+    "cnpPu",
+    &[
+        ("class", true),
+        ("classdata", true),
+        ("pid", true),
+        ("pgid", true),
+        ("uid", true),
     ],
-};
-const SSH: Spec = Spec {
-    value_short: "BbcDEeFIiJLlmOoPpQRSWw",
-    glued_short: "",
-    value_long: &[],
-};
-const PARALLEL: Spec = Spec {
-    value_short: "jJSNnIEdCaL",
-    glued_short: "",
-    value_long: &[
-        "jobs",
-        "sshlogin",
-        "results",
-        "joblog",
-        "tmpdir",
-        "workdir",
-        "colsep",
-        "delimiter",
-        "arg-file",
-        "max-args",
-        "max-replace-args",
-        "replace",
-        "timeout",
-        "delay",
-        "memfree",
-        "load",
-        "retries",
-        "halt",
-        "env",
-        "basefile",
-        "return",
-        "transfer-file",
+);
+const TIME: Grammar = wrapper("fo", &[("format", true), ("output", true)]);
+const EXEC: Grammar = wrapper("a", &[]);
+const STDBUF: Grammar = wrapper("ioe", &[("input", true), ("output", true), ("error", true)]);
+const ENV: Grammar = Grammar {
+    short_value: "uCS",
+    short_optional: "",
+    long: &[
+        ("unset", true),
+        ("chdir", true),
+        ("split-string", true),
+        ("ignore-environment", false),
+        ("null", false),
     ],
+    stop_at_operand: true,
+    last: &["-S", "--split-string"],
 };
-const WATCH: Spec = Spec {
-    value_short: "nq",
-    glued_short: "d",
-    value_long: &["interval", "equexit"],
+const SUDO: Grammar = wrapper(
+    "CDghpRrTtUu",
+    &[
+        ("close-from", true),
+        ("chdir", true),
+        ("group", true),
+        ("host", true),
+        ("prompt", true),
+        ("chroot", true),
+        ("role", true),
+        ("type", true),
+        ("command-timeout", true),
+        ("other-user", true),
+        ("user", true),
+    ],
+);
+const DOAS: Grammar = wrapper("Cu", &[]);
+const PKEXEC: Grammar = wrapper("", &[("user", true)]);
+const XARGS: Grammar = Grammar {
+    short_value: "adEILnPs",
+    short_optional: "eil",
+    long: &[
+        ("arg-file", true),
+        ("delimiter", true),
+        ("max-args", true),
+        ("max-procs", true),
+        ("max-chars", true),
+        ("process-slot-var", true),
+    ],
+    stop_at_operand: true,
+    last: &[],
+};
+const SSH: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", &[]);
+const PARALLEL: Grammar = wrapper(
+    "jJSNnIEdCaL",
+    &[
+        ("jobs", true),
+        ("sshlogin", true),
+        ("results", true),
+        ("joblog", true),
+        ("tmpdir", true),
+        ("workdir", true),
+        ("colsep", true),
+        ("delimiter", true),
+        ("arg-file", true),
+        ("max-args", true),
+        ("max-replace-args", true),
+        ("replace", true),
+        ("timeout", true),
+        ("delay", true),
+        ("memfree", true),
+        ("load", true),
+        ("retries", true),
+        ("halt", true),
+        ("env", true),
+        ("basefile", true),
+        ("return", true),
+        ("transfer-file", true),
+    ],
+);
+const WATCH: Grammar = Grammar {
+    short_value: "nq",
+    short_optional: "d",
+    long: &[("interval", true), ("equexit", true)],
+    stop_at_operand: true,
+    last: &[],
 };
 
-/// Skips options from `argv[1]`; returns the index of the first operand and the short
-/// flags seen (not counting values).
-fn skip_opts(argv: &[String], spec: &Spec) -> (usize, String) {
-    let mut flags = String::new();
-    let mut i = 1;
-    while let Some(a) = argv.get(i) {
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            i += if !long.contains('=') && spec.value_long.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            break;
-        };
-        i += 1;
-        for (k, ch) in cluster.char_indices() {
-            if spec.glued_short.contains(ch) {
-                flags.push(ch);
-                break;
-            }
-            if spec.value_short.contains(ch) {
-                if k + ch.len_utf8() == cluster.len() {
-                    i += 1;
-                }
-                break;
-            }
-            flags.push(ch);
-        }
-    }
-    (i.min(argv.len()), flags)
+/// `argv`'s options parsed by `g`, and the index in `argv` of its first operand.
+fn options(argv: &[String], g: &Grammar) -> (Opts, usize) {
+    let o = parse(argv.get(1..).unwrap_or_default(), g);
+    let i = 1 + o.rest;
+    (o, i)
 }
 
-fn unwrap_from(argv: &[String], i: usize) -> Kind {
-    match argv.get(i.max(1)..) {
-        Some(rest) if !rest.is_empty() => Kind::Unwrap(rest.to_vec()),
-        _ => Kind::Plain,
-    }
+/// Where the command a transparent wrapper runs starts in `argv` (`argv[0]` its name,
+/// path already stripped); `None` when `argv[0]` is no transparent wrapper or runs nothing
+/// here (`command -v x`, `busybox --list`, `nohup` alone). `env -S STRING` starts after the
+/// string (the splitter puts the string's words in front).
+pub(crate) fn transparent_start(argv: &[String]) -> Option<usize> {
+    let at = |g| options(argv, g).1;
+    let i = match argv.first()?.as_str() {
+        "env" => env_options(argv).1,
+        "timeout" => at(&TIMEOUT) + 1,
+        "nice" => at(&NICE),
+        "ionice" => at(&IONICE),
+        "nohup" | "setsid" | "builtin" => at(&NONE),
+        "time" => at(&TIME),
+        "exec" => at(&EXEC),
+        "stdbuf" => at(&STDBUF),
+        "command" => {
+            let (o, i) = options(argv, &NONE);
+            if o.short.contains(&'v') || o.short.contains(&'V') {
+                return None;
+            }
+            i
+        }
+        "busybox" if argv.get(1).is_some_and(|a| !a.starts_with('-')) => 1,
+        _ => return None,
+    };
+    (i < argv.len()).then_some(i)
 }
 
 fn wraps_from(argv: &[String], i: usize) -> Kind {
@@ -217,33 +209,21 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
     let Some(prog) = argv.first() else {
         return Kind::Plain;
     };
-    let opts = |spec| skip_opts(argv, spec).0;
+    let opts = |g| options(argv, g).1;
     match prog.as_str() {
         "env" => env(argv, depth, sink),
-        "timeout" => unwrap_from(argv, opts(&TIMEOUT) + 1),
-        "nice" => unwrap_from(argv, opts(&NICE)),
-        "ionice" => unwrap_from(argv, opts(&IONICE)),
-        "nohup" | "setsid" | "builtin" => unwrap_from(argv, opts(&NONE)),
-        "time" => unwrap_from(argv, opts(&TIME)),
-        "exec" => unwrap_from(argv, opts(&EXEC)),
-        "stdbuf" => unwrap_from(argv, opts(&STDBUF)),
-        "command" => {
-            let (i, flags) = skip_opts(argv, &NONE);
-            if flags.contains(['v', 'V']) {
-                Kind::Plain
-            } else {
-                unwrap_from(argv, i)
-            }
+        p if TRANSPARENT.contains(&p) => {
+            transparent_start(argv).map_or(Kind::Plain, |i| Kind::Unwrap(argv[i..].to_vec()))
         }
-        "busybox" if argv.get(1).is_some_and(|a| !a.starts_with('-')) => unwrap_from(argv, 1),
         "sudo" => {
-            let (i, flags) = skip_opts(argv, &SUDO);
+            let (o, i) = options(argv, &SUDO);
             let query = argv[1..i]
                 .iter()
                 .any(|a| matches!(a.as_str(), "--edit" | "--list" | "--validate"));
-            if query || flags.contains(['e', 'l', 'v', 'V', 'K']) {
+            let flag = |f: &[char]| o.short.iter().any(|c| f.contains(c));
+            if query || flag(&['e', 'l', 'v', 'V', 'K']) {
                 Kind::Plain
-            } else if i >= argv.len() && flags.contains(['s', 'i']) {
+            } else if i >= argv.len() && flag(&['s', 'i']) {
                 // `sudo -s`/`sudo -i` with no command: a root shell reading stdin.
                 Kind::Runs(job.stdin_text().map(str::to_owned))
             } else {
@@ -260,7 +240,7 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
         // `ssh [OPTS] HOST CMD…`: the remote command, read as a script (its paths are the
         // remote machine's, classified the same way).
         "ssh" => {
-            let i = skip_opts(argv, &SSH).0 + 1;
+            let i = opts(&SSH) + 1;
             match argv.get(i..) {
                 Some(cmd) if !cmd.is_empty() => Kind::Runs(Some(cmd.join(" "))),
                 _ => Kind::Plain,
@@ -269,8 +249,8 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
         "script" => script_command(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
         "git" => git_shell_alias(argv).map_or(Kind::Plain, |c| Kind::Runs(Some(c))),
         "watch" => {
-            let (i, flags) = skip_opts(argv, &WATCH);
-            let exec = flags.contains('x') || argv[1..i].iter().any(|a| a == "--exec");
+            let (o, i) = options(argv, &WATCH);
+            let exec = o.short.contains(&'x') || argv[1..i].iter().any(|a| a == "--exec");
             if exec {
                 wraps_from(argv, i)
             } else if i < argv.len() {
@@ -292,66 +272,14 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
 /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… CMD`: `-S` splits its string into
 /// arguments that take its place (they may hold more options).
 fn env(argv: &[String], depth: u8, sink: &mut Sink) -> Kind {
-    let mut i = 1;
-    let mut split: Option<&str> = None;
-    while let Some(a) = argv.get(i) {
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if a == "-" {
-            i += 1;
-            continue;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            i += 1;
-            if let Some(s) = long.strip_prefix("split-string=") {
-                split = Some(s);
-                break;
-            }
-            match long {
-                "split-string" => {
-                    split = argv.get(i).map(String::as_str);
-                    i += 1;
-                    break;
-                }
-                "unset" | "chdir" => i += 1,
-                _ => {}
-            }
-            continue;
-        }
-        let Some(cluster) = a.strip_prefix('-') else {
-            break;
-        };
-        i += 1;
-        for (k, ch) in cluster.char_indices() {
-            let rest = &cluster[k + ch.len_utf8()..];
-            match ch {
-                'u' | 'C' => {
-                    i += usize::from(rest.is_empty());
-                    break;
-                }
-                'S' if rest.is_empty() => {
-                    split = Some(argv.get(i).map_or("", String::as_str));
-                    i += 1;
-                    break;
-                }
-                'S' => {
-                    split = Some(rest);
-                    break;
-                }
-                _ => {}
-            }
-        }
-        if split.is_some() {
-            break;
-        }
-    }
-    let i = i.min(argv.len());
+    let (split, i) = env_options(argv);
     let Some(s) = split else {
-        return unwrap_from(argv, i);
+        return match argv.get(i..) {
+            Some(rest) if !rest.is_empty() => Kind::Unwrap(rest.to_vec()),
+            _ => Kind::Plain,
+        };
     };
-    let (words, problem) = lexer::words(s, depth);
+    let (words, problem) = lexer::words(&s, depth);
     if let Some(p) = problem {
         sink.problem(&p);
     }
@@ -359,6 +287,26 @@ fn env(argv: &[String], depth: u8, sink: &mut Sink) -> Kind {
     next.extend(words);
     next.extend_from_slice(&argv[i..]);
     Kind::Unwrap(next)
+}
+
+/// `env`'s `-S` string, if any, and where its options end (a lone `-` is `-i`).
+fn env_options(argv: &[String]) -> (Option<String>, usize) {
+    let mut i = 1;
+    loop {
+        let o = parse(argv.get(i..).unwrap_or_default(), &ENV);
+        i += o.rest;
+        if o.values
+            .last()
+            .is_some_and(|(k, _)| ENV.last.contains(&k.as_str()))
+        {
+            return (o.values.last().map(|(_, v)| v.clone()), i);
+        }
+        if argv.get(i).is_some_and(|a| a == "-") {
+            i += 1;
+            continue;
+        }
+        return (None, i);
+    }
 }
 
 /// Each `-exec CMD… ;|+` (and `-execdir`, `-ok`, `-okdir`) of a `find`.
@@ -392,7 +340,7 @@ fn find(argv: &[String]) -> Kind {
 /// line; with no `:::`, the arguments come from stdin (the model appends what a pipe's
 /// `echo` printed, as for `xargs`).
 fn parallel(argv: &[String]) -> Kind {
-    let start = skip_opts(argv, &PARALLEL).0.max(1);
+    let start = options(argv, &PARALLEL).1;
     let rest = &argv[start.min(argv.len())..];
     let sep = rest.iter().position(|a| a.starts_with(":::"));
     let (cmd, inputs): (&[String], Vec<&String>) = match sep {

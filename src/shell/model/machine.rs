@@ -9,13 +9,14 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
-use super::grammar::{Grammar, parse};
 use super::programs::Walk;
 use super::{Class, Context, Effect, net};
 use crate::shell::Segment;
+use crate::shell::options::{Grammar, parse};
 
 const SETFACL: Grammar = Grammar {
     short_value: "mMxX",
+    short_optional: "",
     long: &[
         ("modify", true),
         ("modify-file", true),
@@ -35,12 +36,15 @@ const SETFACL: Grammar = Grammar {
         ("test", false),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CRONTAB: Grammar = Grammar {
     short_value: "uc",
+    short_optional: "",
     long: &[],
     stop_at_operand: false,
+    last: &[],
 };
 
 /// `docker run` / `podman run` options that take a value (the image is the first operand

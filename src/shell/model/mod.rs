@@ -32,7 +32,6 @@ mod destroy;
 mod find;
 mod flows;
 mod git;
-mod grammar;
 mod inline;
 mod machine;
 mod net;

@@ -3,9 +3,9 @@
 //! earlier stage fetched or decoded code, read a secret, echoed literal words or opened a
 //! socket), and turns each segment into effects.
 
-use super::grammar::{Grammar, PLAIN, parse};
 use super::paths::{Cwd, resolve};
 use super::{Analysis, Class, Context, Effect, git, net};
+use crate::shell::options::{Grammar, PLAIN, parse};
 use crate::shell::{MAX_DEPTH, Origin, Segment, segment_writes};
 
 const DEPTHS: usize = MAX_DEPTH as usize + 2;
@@ -32,6 +32,7 @@ pub(crate) struct Walk<'c> {
 
 const RM: Grammar = Grammar {
     short_value: "",
+    short_optional: "",
     long: &[
         ("recursive", false),
         ("force", false),
@@ -43,10 +44,12 @@ const RM: Grammar = Grammar {
         ("verbose", false),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CHMOD: Grammar = Grammar {
     short_value: "",
+    short_optional: "",
     long: &[
         ("recursive", false),
         ("reference", true),
@@ -58,10 +61,12 @@ const CHMOD: Grammar = Grammar {
         ("from", true),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CURL: Grammar = Grammar {
     short_value: "dFTHXoOuAeEKrwxbcmyYzCUPQ",
+    short_optional: "",
     long: &[
         ("data", true),
         ("data-binary", true),
@@ -88,6 +93,7 @@ const CURL: Grammar = Grammar {
         ("config", true),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 impl<'c> Walk<'c> {
