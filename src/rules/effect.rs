@@ -74,7 +74,7 @@ pub(crate) fn command_text(input: &Value) -> Option<String> {
         Value::Array(words) => {
             let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
             if let [sh, flag, script] = words.as_slice()
-                && crate::shell::model::is_shell_name(sh)
+                && crate::shell::programs::is_shell_name(sh)
                 && flag.starts_with('-')
                 && flag.contains('c')
             {

@@ -22,7 +22,7 @@
 //!   written (`rm "$f"` → `rm $f`, `echo $(ls)` → `echo $(ls)`).
 //!
 //! # Design choices
-//! - **Wrappers** (full table in `wrappers.rs`). *Transparent* ones — `env` (with `-i`, `-u`,
+//! - **Wrappers** (full table in `programs/`). *Transparent* ones — `env` (with `-i`, `-u`,
 //!   `-S STR`), `timeout`, `nice`, `ionice`, `nohup`, `time`, `command` (not `-v`/`-V`),
 //!   `exec`, `builtin`, `stdbuf`, `setsid`, `busybox` — say nothing a rule needs, so they are
 //!   replaced by the command they run: `env -i PATH=/bin timeout 5 rm -rf /` is the one segment
@@ -75,17 +75,17 @@
 pub(crate) mod blame;
 pub(crate) mod effects;
 mod expand;
-mod lexer;
+pub(crate) mod lexer;
 pub(crate) mod model;
-mod normalise;
+pub(crate) mod normalise;
 pub(crate) mod options;
 mod parse;
 pub(crate) mod program;
+pub(crate) mod programs;
 pub(crate) mod quote;
 mod shape;
-mod sink;
+pub(crate) mod sink;
 mod token;
-mod wrappers;
 
 #[cfg(test)]
 mod proptests;
@@ -97,7 +97,7 @@ pub(crate) use normalise::is_assignment;
 #[cfg(test)]
 pub(crate) use quote::quote;
 pub(crate) use quote::quote_word;
-pub(crate) use shape::{MULTIPLEXERS, shape};
+pub(crate) use shape::shape;
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
 /// with [`Split::complete`] `false`; bounds recursion on hostile input.
@@ -243,7 +243,7 @@ pub struct Split {
 /// incomplete.
 #[must_use]
 pub fn split(command: &str) -> Split {
-    let mut sink = sink::Sink::default();
+    let mut sink = sink::Sink::new(programs::classify);
     let ctx = sink::Ctx {
         in_loop: None,
         origin: Origin::Direct,

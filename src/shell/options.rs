@@ -10,6 +10,7 @@
 //! Names no program: the grammars live with their programs' rows (`shell::programs`).
 
 /// How one program reads its options.
+#[derive(Debug)]
 pub(crate) struct Grammar {
     /// Short options that take a value (the rest of the cluster, or the next word).
     pub short_value: &'static str,

@@ -8,20 +8,11 @@
 //! whether the splitter already unwrapped `timeout 5 psql` or not. The shape is callusguard's
 //! (spec §6.4): the program's basename, plus the next word for a multiplexer (`git push`,
 //! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
-//! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program.
+//! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program: the program table's
+//! [`Shape`] of each says which are, and which take a subcommand.
 
-use crate::shell::wrappers::{TRANSPARENT, transparent_start};
-use crate::shell::{MULTIPLEXERS, Segment, is_assignment};
-
-/// Shell builtins and control words: never a candidate's program.
-const NOT_PROGRAMS: &[&str] = &[
-    "cd", "export", "set", "unset", "source", ".", "for", "while", "until", "if", "then", "else",
-    "elif", "fi", "do", "done", "case", "esac", "in", "select", "function", "echo", "printf",
-    "sleep", "true", "false", ":", "test", "[", "[[", "]]", "exit", "return", "local", "declare",
-    "typeset", "readonly", "shift", "wait", "read", "trap", "pushd", "popd", "dirs", "alias",
-    "unalias", "ulimit", "umask", "break", "continue", "let", "{", "}", "!", "type", "hash",
-    "shopt", "eval", "exec", "builtin", "command",
-];
+use crate::shell::programs::{Role, Shape, find, transparent_start};
+use crate::shell::{Segment, is_assignment};
 
 /// Words that open a compound command and are followed by a command (`while ! pg_isready`).
 const LEADING_CONTROL: &[&str] = &[
@@ -95,12 +86,13 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
             .raw
             .split_whitespace()
             .any(|w| w.strip_suffix(head).is_some_and(|p| p.ends_with('/')));
-    if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
+    let row = find(head);
+    if head.is_empty() || row.is_some_and(|r| r.shape == Shape::Never) || head.starts_with('$') {
         return None;
     }
     let mut shape = head.to_string();
     let mut used = 1;
-    if MULTIPLEXERS.contains(&head)
+    if row.is_some_and(|r| r.shape == Shape::Subcommand)
         && let Some(next) = rest.get(1)
         && is_subcommand(next)
     {
@@ -136,7 +128,7 @@ fn unwrap_wrappers(words: &mut Vec<&str>) -> Option<()> {
             return Some(());
         };
         let name = first.rsplit('/').next().unwrap_or(first);
-        if !TRANSPARENT.contains(&name) {
+        if !find(name).is_some_and(|r| matches!(r.role, Role::Transparent(_))) {
             return Some(());
         }
         let mut argv: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();

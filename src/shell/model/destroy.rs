@@ -2,7 +2,7 @@
 //! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
 //! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
 
-use super::programs::Walk;
+use super::walk::Walk;
 use super::{Class, Effect};
 use crate::shell::Segment;
 

@@ -5,7 +5,7 @@
 
 use super::Effect;
 use super::net;
-use super::programs::{Walk, remote_shell, sends_secret};
+use super::walk::{Walk, remote_shell, sends_secret};
 
 impl Walk<'_> {
     /// gawk's network special files (`/inet/tcp/0/HOST/PORT`) read as commands and answered

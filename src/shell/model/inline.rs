@@ -5,7 +5,7 @@
 //! `FileUtils.rm_rf`, `remove_dir_all`) is a recursive delete; a control-plane literal in
 //! code that writes, removes or renames is a control-plane write.
 
-use super::programs::Walk;
+use super::walk::Walk;
 use super::{Class, Effect, analyse};
 
 /// The quoted string literals of some code (between `'…'` or `"…"`), short ones only.

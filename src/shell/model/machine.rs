@@ -9,8 +9,8 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
-use super::programs::Walk;
-use super::{Class, Context, Effect, net};
+use super::walk::Walk;
+use super::{Class, Context, Effect};
 use crate::shell::Segment;
 use crate::shell::options::{Grammar, parse};
 
@@ -270,7 +270,7 @@ const MAX_NESTED: u8 = 3;
 
 impl Walk<'_> {
     /// `setfacl [-R] -m ACL PATH…`: a permission change on each path.
-    pub(super) fn acl(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn acl(&self, args: &[String], fx: &mut Vec<Effect>) {
         let o = parse(args, &SETFACL);
         let rec = o.flag('R', "recursive");
         let mode = ["-m", "--modify", "--set", "-x", "--remove"]
@@ -297,7 +297,7 @@ impl Walk<'_> {
     }
 
     /// `install -m 4755 /bin/bash DEST`: a copy with the setuid/setgid bit, as `chmod u+s`.
-    pub(super) fn install_mode(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn install_mode(&self, args: &[String], fx: &mut Vec<Effect>) {
         let mode = args.iter().enumerate().find_map(|(i, a)| {
             if a == "-m" || a == "--mode" {
                 args.get(i + 1).map(String::as_str)
@@ -331,7 +331,7 @@ impl Walk<'_> {
 
     /// `crontab -r`, `crontab /dev/null`, `echo | crontab -`: every scheduled job of the user
     /// removed (`crontab -l`, `-e` and installing a file are not).
-    pub(super) fn crontab(&self, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
+    pub(crate) fn crontab(&self, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
         let o = parse(args, &CRONTAB);
         let user = o.values_of("-u").next().unwrap_or("the user");
         let empty_input = match o.operands.first().map(String::as_str) {
@@ -362,7 +362,7 @@ impl Walk<'_> {
     }
 
     /// `docker|podman|nerdctl run|create …`: effects on the host through bind mounts.
-    pub(super) fn container(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn container(&self, args: &[String], fx: &mut Vec<Effect>) {
         let mut sub = 0;
         if args.first().is_some_and(|a| a == "container") {
             sub = 1;
@@ -381,7 +381,7 @@ impl Walk<'_> {
             .first()
             .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
         let shell_like = run.command.is_empty()
-            || net::is_shell(program)
+            || crate::shell::programs::is_shell(program)
             || matches!(program, "chroot" | "nsenter" | "unshare");
         if shell_like && (run.privileged || !critical.is_empty()) {
             let over = critical

@@ -1,0 +1,378 @@
+//! The program table: everything callus knows about a program, found from its one [`Row`].
+//!
+//! [`PROGRAMS`] maps each name or alias (sorted, unique; a test keeps it so) to its row, and
+//! [`find`] looks a name up by binary search. A row owns
+//! - its option grammar ([`Row::options`], read by the one engine, [`crate::shell::options`]);
+//! - its [`Role`]: plain, a transparent wrapper (and where its command starts), a meaningful
+//!   wrapper, a script runner, a shell, a printer, a builtin, or a keyword (not a program);
+//! - how the splitter unwraps it ([`Row::unwrap`]: the command a wrapper runs, the script a
+//!   runner runs, the text a printer prints);
+//! - its shape rule for the recorder and derive ([`Shape`]);
+//! - the effects the model reads from it ([`Row::effects`], a function of the walk's state).
+//!
+//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`,
+//! `privilege.rs`, `files.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
+//! multiplexers that only shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in its family file, one
+//! line here, and its tests (see `docs/architecture.md`, "Adding a program").
+//!
+//! Layering inside `shell/`: the bash syntax (lexer, parser, normalisation, [`Kind`]) and the
+//! option engine sit below this table and name no program; normalisation asks the table
+//! through the [`classify`] function value [`crate::shell::split`] hands it. The model's
+//! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
+//! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
+//! ask it. What is not in a row yet: the model's passes that every segment goes through
+//! (disk tools, SQL clients, shells and interpreters running code, network senders, cloud
+//! uploads), which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
+
+mod builtins;
+mod files;
+mod git;
+mod machine;
+mod net;
+mod privilege;
+mod runners;
+mod shells;
+mod wrappers;
+
+use crate::shell::model::effect::Effect;
+use crate::shell::model::walk::{Call, Walk};
+use crate::shell::options::{Grammar, PLAIN};
+use crate::shell::sink::{Job, Kind, Sink};
+
+/// How the splitter reads a wrapper, runner or printer: what it runs or prints (`argv[0]` is
+/// the program, path stripped).
+pub(crate) type Unwrap = fn(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -> Kind;
+
+/// Where the command a transparent wrapper runs starts in its `argv`; `None` when this call
+/// runs none (`nohup` alone, `command -v x`).
+pub(crate) type Start = fn(argv: &[String]) -> Option<usize>;
+
+/// The effects the model reads from one call of the program.
+pub(crate) type Effects = fn(walk: &mut Walk<'_>, call: &Call<'_>, fx: &mut Vec<Effect>);
+
+/// What a program does with the rest of its argv.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Role {
+    /// Runs no other command.
+    Plain,
+    /// Says nothing a rule needs and runs a command: replaced by that command.
+    Transparent(Start),
+    /// Changes who runs a command or how often (`sudo`, `xargs`, `find -exec`): kept, and
+    /// its command is a segment of its own one level deeper.
+    Meaningful,
+    /// Runs a script (`eval`, `su -c`, `ssh HOST CMD`): kept, and the script is split one
+    /// level deeper.
+    Runner,
+    /// A shell: a script runner that reads `-c STRING` or its stdin.
+    Shell,
+    /// Prints literal text a later pipeline stage may run (`echo`, `printf`, `cat <<EOF`).
+    Printer,
+    /// A shell builtin that runs nothing (`cd`, `export`, `sleep`).
+    Builtin,
+    /// A reserved word or punctuation in command position (`for`, `{`, `!`): no program.
+    Keyword,
+}
+
+/// How the recorder and derive name a call of the program (callusguard spec §6.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The program's basename.
+    Name,
+    /// The basename plus the subcommand or script that follows (`git push`, `python3 x.py`).
+    Subcommand,
+    /// Never a candidate's program (builtins, keywords, the wrappers that only forward).
+    Never,
+}
+
+/// Everything callus knows about one program.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Row {
+    /// Its options.
+    pub options: &'static Grammar,
+    /// What it does with the rest of its argv.
+    pub role: Role,
+    /// How the splitter reads what it runs or prints (`None`: only [`Role::Transparent`]'s
+    /// start, or nothing).
+    pub unwrap: Option<Unwrap>,
+    /// How it is named in the recorder and derive.
+    pub shape: Shape,
+    /// The effects the model reads from it, beyond the passes every segment goes through.
+    pub effects: Option<Effects>,
+}
+
+impl Row {
+    /// A program the table knows nothing special about: the start of every row.
+    pub(crate) const PLAIN: Row = Row {
+        options: &PLAIN,
+        role: Role::Plain,
+        unwrap: None,
+        shape: Shape::Name,
+        effects: None,
+    };
+    /// A builtin that runs nothing and is never a candidate's program.
+    pub(crate) const BUILTIN: Row = Row {
+        role: Role::Builtin,
+        shape: Shape::Never,
+        ..Row::PLAIN
+    };
+    /// A reserved word.
+    pub(crate) const KEYWORD: Row = Row {
+        role: Role::Keyword,
+        shape: Shape::Never,
+        ..Row::PLAIN
+    };
+    /// A multiplexer whose subcommand is part of its shape.
+    pub(crate) const SUBCOMMAND: Row = Row {
+        shape: Shape::Subcommand,
+        ..Row::PLAIN
+    };
+}
+
+/// Every program callus knows, by name; sorted by name (byte order), each name once.
+pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
+    ("!", &Row::KEYWORD),
+    (".", &builtins::SOURCE),
+    (":", &Row::BUILTIN),
+    ("[", &Row::BUILTIN),
+    ("[[", &Row::KEYWORD),
+    ("]]", &Row::KEYWORD),
+    ("alias", &Row::BUILTIN),
+    ("apt", &Row::SUBCOMMAND),
+    ("apt-get", &Row::SUBCOMMAND),
+    ("ash", &shells::SHELL),
+    ("aws", &Row::SUBCOMMAND),
+    ("bash", &shells::SHELL),
+    ("break", &Row::BUILTIN),
+    ("brew", &Row::SUBCOMMAND),
+    ("builtin", &builtins::BUILTIN),
+    ("busybox", &wrappers::BUSYBOX),
+    ("callus", &machine::CALLUS),
+    ("cargo", &Row::SUBCOMMAND),
+    ("case", &Row::KEYWORD),
+    ("cat", &files::CAT),
+    ("cd", &builtins::CD),
+    ("chgrp", &files::CHMOD),
+    ("chmod", &files::CHMOD),
+    ("chown", &files::CHMOD),
+    ("command", &builtins::COMMAND),
+    ("continue", &Row::BUILTIN),
+    ("crontab", &machine::CRONTAB),
+    ("csh", &shells::SHELL),
+    ("dash", &shells::SHELL),
+    ("declare", &Row::BUILTIN),
+    ("dirs", &Row::BUILTIN),
+    ("do", &Row::KEYWORD),
+    ("doas", &privilege::DOAS),
+    ("docker", &machine::CONTAINER_SUBCOMMAND),
+    ("done", &Row::KEYWORD),
+    ("echo", &builtins::ECHO),
+    ("elif", &Row::KEYWORD),
+    ("else", &Row::KEYWORD),
+    ("env", &wrappers::ENV),
+    ("esac", &Row::KEYWORD),
+    ("eval", &runners::EVAL),
+    ("exec", &builtins::EXEC),
+    ("exit", &Row::BUILTIN),
+    ("export", &Row::BUILTIN),
+    ("false", &Row::BUILTIN),
+    ("fi", &Row::KEYWORD),
+    ("find", &files::FIND),
+    ("fish", &shells::SHELL),
+    ("for", &Row::KEYWORD),
+    ("function", &Row::KEYWORD),
+    ("gcloud", &Row::SUBCOMMAND),
+    ("git", &git::GIT),
+    ("go", &Row::SUBCOMMAND),
+    ("halt", &machine::POWER),
+    ("hash", &Row::BUILTIN),
+    ("if", &Row::KEYWORD),
+    ("in", &Row::KEYWORD),
+    ("install", &files::INSTALL),
+    ("ionice", &wrappers::IONICE),
+    ("kill", &machine::KILL),
+    ("killall5", &machine::POWER),
+    ("ksh", &shells::SHELL),
+    ("kubectl", &Row::SUBCOMMAND),
+    ("launchctl", &Row::SUBCOMMAND),
+    ("let", &Row::BUILTIN),
+    ("local", &Row::BUILTIN),
+    ("make", &Row::SUBCOMMAND),
+    ("mksh", &shells::SHELL),
+    ("mv", &files::MV),
+    ("nerdctl", &machine::CONTAINER),
+    ("nice", &wrappers::NICE),
+    ("nohup", &wrappers::NOHUP),
+    ("npm", &Row::SUBCOMMAND),
+    ("parallel", &wrappers::PARALLEL),
+    ("pip", &Row::SUBCOMMAND),
+    ("pip3", &Row::SUBCOMMAND),
+    ("pkexec", &privilege::PKEXEC),
+    ("pnpm", &Row::SUBCOMMAND),
+    ("podman", &machine::CONTAINER),
+    ("popd", &Row::BUILTIN),
+    ("poweroff", &machine::POWER),
+    ("printf", &builtins::PRINTF),
+    ("psql", &Row::SUBCOMMAND),
+    ("pushd", &builtins::PUSHD),
+    ("python", &Row::SUBCOMMAND),
+    ("python3", &Row::SUBCOMMAND),
+    ("rbash", &shells::SHELL),
+    ("read", &Row::BUILTIN),
+    ("readonly", &Row::BUILTIN),
+    ("reboot", &machine::POWER),
+    ("return", &Row::BUILTIN),
+    ("rm", &files::RM),
+    ("rmdir", &files::RM),
+    ("rsync", &files::RSYNC),
+    ("run0", &privilege::RUN0),
+    ("script", &runners::SCRIPT),
+    ("select", &Row::KEYWORD),
+    ("set", &Row::BUILTIN),
+    ("setfacl", &files::SETFACL),
+    ("setsid", &wrappers::NOHUP),
+    ("sh", &shells::SHELL),
+    ("shift", &Row::BUILTIN),
+    ("shopt", &Row::BUILTIN),
+    ("shred", &files::SHRED),
+    ("shutdown", &machine::POWER),
+    ("sleep", &Row::BUILTIN),
+    ("source", &builtins::SOURCE),
+    ("srm", &files::RM),
+    ("ssh", &net::SSH),
+    ("stdbuf", &wrappers::STDBUF),
+    ("su", &privilege::SU),
+    ("sudo", &privilege::SUDO),
+    ("systemctl", &Row::SUBCOMMAND),
+    ("tcsh", &shells::SHELL),
+    ("test", &Row::BUILTIN),
+    ("then", &Row::KEYWORD),
+    ("time", &wrappers::TIME),
+    ("timeout", &wrappers::TIMEOUT),
+    ("trap", &Row::BUILTIN),
+    ("true", &Row::BUILTIN),
+    ("type", &Row::BUILTIN),
+    ("typeset", &Row::BUILTIN),
+    ("ulimit", &Row::BUILTIN),
+    ("umask", &Row::BUILTIN),
+    ("unalias", &Row::BUILTIN),
+    ("unlink", &files::RM),
+    ("unset", &Row::BUILTIN),
+    ("until", &Row::KEYWORD),
+    ("wait", &Row::BUILTIN),
+    ("watch", &wrappers::WATCH),
+    ("while", &Row::KEYWORD),
+    ("xargs", &wrappers::XARGS),
+    ("yarn", &Row::SUBCOMMAND),
+    ("yash", &shells::SHELL),
+    ("zsh", &shells::SHELL),
+    ("{", &Row::KEYWORD),
+    ("}", &Row::KEYWORD),
+];
+
+/// The row of the program `name` (basename, as the splitter leaves it), if the table has one.
+#[must_use]
+pub(crate) fn find(name: &str) -> Option<&'static Row> {
+    PROGRAMS
+        .binary_search_by(|(n, _)| (*n).cmp(name))
+        .ok()
+        .map(|i| PROGRAMS[i].1)
+}
+
+/// How the splitter reads `argv` (non-empty, program already normalised): the row's
+/// [`Row::unwrap`], else a transparent wrapper's command, else [`Kind::Plain`]. The function
+/// value [`crate::shell::split`] hands normalisation.
+pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -> Kind {
+    let Some(row) = argv.first().and_then(|p| find(p)) else {
+        return Kind::Plain;
+    };
+    match (row.unwrap, row.role) {
+        (Some(unwrap), _) => unwrap(argv, job, depth, sink),
+        (None, Role::Transparent(start)) => start(argv).map_or(Kind::Plain, |i| unwrap_at(argv, i)),
+        _ => Kind::Plain,
+    }
+}
+
+/// A transparent wrapper replaced by its command, which starts at `argv[i]`.
+fn unwrap_at(argv: &[String], i: usize) -> Kind {
+    match argv.get(i.max(1)..) {
+        Some(rest) if !rest.is_empty() => Kind::Unwrap(rest.to_vec()),
+        _ => Kind::Plain,
+    }
+}
+
+/// A meaningful wrapper whose command starts at `argv[i]`.
+fn wraps_at(argv: &[String], i: usize) -> Kind {
+    match argv.get(i.max(1)..) {
+        Some(rest) if !rest.is_empty() => Kind::Wraps(vec![rest.to_vec()]),
+        _ => Kind::Plain,
+    }
+}
+
+/// A grammar that stops at the first operand (a wrapper's command) and knows only the
+/// options given.
+const fn wrapper(short_value: &'static str, long: &'static [(&'static str, bool)]) -> Grammar {
+    Grammar {
+        short_value,
+        short_optional: "",
+        long,
+        stop_at_operand: true,
+        last: &[],
+    }
+}
+
+/// The index in `argv` of the first operand after `argv[0]`'s options, read by `g`.
+fn first_operand(argv: &[String], g: &Grammar) -> usize {
+    1 + crate::shell::options::parse(argv.get(1..).unwrap_or_default(), g).rest
+}
+
+/// Is `p` a shell (a [`Role::Shell`] row, or `busybox`, which runs as one)?
+#[must_use]
+pub(crate) fn is_shell(p: &str) -> bool {
+    p == "busybox" || find(p).is_some_and(|r| matches!(r.role, Role::Shell))
+}
+
+/// Is `name` a shell, by path or name (`bash`, `/bin/sh`, `zsh` …)?
+#[must_use]
+pub(crate) fn is_shell_name(name: &str) -> bool {
+    is_shell(name.rsplit('/').next().unwrap_or(name))
+}
+
+/// Where a transparent wrapper's command starts in `argv` (`argv[0]` its name, path
+/// stripped): `None` when `argv[0]` is none or runs nothing here.
+#[must_use]
+pub(crate) fn transparent_start(argv: &[String]) -> Option<usize> {
+    match find(argv.first()?)?.role {
+        Role::Transparent(start) => start(argv),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_sorted_and_each_name_is_there_once() {
+        for pair in PROGRAMS.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
+        }
+        for (name, _) in PROGRAMS {
+            assert!(find(name).is_some(), "{name}");
+        }
+        assert!(find("nosuchprogram").is_none());
+        assert!(find("").is_none());
+    }
+
+    #[test]
+    fn roles_answer_the_questions_the_stages_ask() {
+        assert!(is_shell("bash") && is_shell("busybox") && !is_shell("eval"));
+        assert!(!is_shell("python3") && !is_shell("bashx"));
+        let argv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert_eq!(transparent_start(&argv("timeout -s KILL 5 rm x")), Some(4));
+        assert_eq!(transparent_start(&argv("sudo rm x")), None);
+        assert_eq!(transparent_start(&argv("rm x")), None);
+        assert_eq!(find("git").map(|r| r.shape), Some(Shape::Subcommand));
+        assert_eq!(find("cd").map(|r| r.shape), Some(Shape::Never));
+        assert_eq!(find("for").map(|r| r.shape), Some(Shape::Never));
+    }
+}
