@@ -74,18 +74,12 @@
 
 pub(crate) mod blame;
 pub(crate) mod effects;
-mod expand;
-pub(crate) mod lexer;
 pub(crate) mod model;
-pub(crate) mod normalise;
 pub(crate) mod options;
-mod parse;
 pub(crate) mod program;
 pub(crate) mod programs;
-pub(crate) mod quote;
 mod shape;
-pub(crate) mod sink;
-mod token;
+pub(crate) mod syntax;
 
 #[cfg(test)]
 mod proptests;
@@ -93,11 +87,11 @@ mod proptests;
 mod tests;
 
 pub(crate) use effects::{pipelines, segment_writes, write_targets};
-pub(crate) use normalise::is_assignment;
-#[cfg(test)]
-pub(crate) use quote::quote;
-pub(crate) use quote::quote_word;
 pub(crate) use shape::shape;
+pub(crate) use syntax::normalise::is_assignment;
+#[cfg(test)]
+pub(crate) use syntax::quote::quote;
+pub(crate) use syntax::quote::quote_word;
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
 /// with [`Split::complete`] `false`; bounds recursion on hostile input.
@@ -243,12 +237,12 @@ pub struct Split {
 /// incomplete.
 #[must_use]
 pub fn split(command: &str) -> Split {
-    let mut sink = sink::Sink::new(programs::classify);
-    let ctx = sink::Ctx {
+    let mut sink = syntax::sink::Sink::new(programs::classify);
+    let ctx = syntax::sink::Ctx {
         in_loop: None,
         origin: Origin::Direct,
     };
-    parse::split_into(command, 0, &ctx, &mut sink);
+    syntax::parse::split_into(command, 0, &ctx, &mut sink);
     Split {
         segments: sink.segments,
         complete: sink.problem.is_none(),

@@ -423,7 +423,7 @@ impl Walk<'_> {
             return;
         }
         NESTED.with(|n| n.set(depth + 1));
-        let inner = super::analyse(&crate::shell::quote::quote(&host_argv), &ctx);
+        let inner = super::analyse(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
         NESTED.with(|n| n.set(depth));
         for e in inner.effects {
             let path = e.line.rsplit_once(" path=").map(|(_, p)| p);

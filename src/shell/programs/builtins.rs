@@ -9,8 +9,8 @@ use super::{Role, Row, Shape, first_operand};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, PLAIN};
-use crate::shell::quote::unescape_print;
-use crate::shell::sink::Kind;
+use crate::shell::syntax::quote::unescape_print;
+use crate::shell::syntax::sink::Kind;
 
 /// Options stop at the first operand; none takes a value.
 const FORWARD: Grammar = Grammar {

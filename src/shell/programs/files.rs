@@ -8,7 +8,7 @@ use super::{Role, Row};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, parse};
-use crate::shell::sink::Kind;
+use crate::shell::syntax::sink::Kind;
 
 const RM_OPTIONS: Grammar = Grammar {
     short_value: "",

@@ -8,7 +8,7 @@ use crate::shell::model::effect::Effect;
 use crate::shell::model::git;
 use crate::shell::model::paths::Class;
 use crate::shell::model::walk::{Call, Walk};
-use crate::shell::sink::Kind;
+use crate::shell::syntax::sink::Kind;
 
 pub(super) const GIT: Row = Row {
     role: Role::Runner,
@@ -61,7 +61,7 @@ fn git_shell_alias(argv: &[String]) -> Option<String> {
             let mut script = cmd.to_owned();
             for a in &argv[i + 2 + at..] {
                 script.push(' ');
-                script.push_str(&crate::shell::quote::quote_word(a));
+                script.push_str(&crate::shell::syntax::quote::quote_word(a));
             }
             return Some(script);
         }

@@ -37,7 +37,7 @@ mod wrappers;
 use crate::shell::model::effect::Effect;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, PLAIN};
-use crate::shell::sink::{Job, Kind, Sink};
+use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 /// How the splitter reads a wrapper, runner or printer: what it runs or prints (`argv[0]` is
 /// the program, path stripped).

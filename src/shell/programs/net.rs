@@ -4,7 +4,7 @@
 
 use super::{Role, Row, first_operand, wrapper};
 use crate::shell::options::Grammar;
-use crate::shell::sink::Kind;
+use crate::shell::syntax::sink::Kind;
 
 const SSH_OPTIONS: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", &[]);
 

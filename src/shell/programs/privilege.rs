@@ -8,7 +8,7 @@ use super::{Role, Row, first_operand, wrapper, wraps_at};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, parse};
-use crate::shell::sink::{Job, Kind, Sink};
+use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 const SUDO_OPTIONS: Grammar = wrapper(
     "CDghpRrTtUu",

@@ -4,7 +4,7 @@
 //! `wrappers.rs`, `git -c alias.X='!CMD'` in `git.rs`.)
 
 use super::{Role, Row, Shape};
-use crate::shell::sink::Kind;
+use crate::shell::syntax::sink::Kind;
 
 pub(super) const EVAL: Row = Row {
     role: Role::Runner,

@@ -4,7 +4,7 @@
 //! `printf`/`cat <<EOF` pipe. The script is split one level deeper.
 
 use super::{Role, Row, Shape};
-use crate::shell::sink::{Job, Kind, Sink};
+use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 /// Every shell: one row, one alias per name in the table.
 pub(super) const SHELL: Row = Row {

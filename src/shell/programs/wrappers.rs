@@ -14,9 +14,9 @@
 //!   `watch CMD` (no `-x`) runs its words as a script.
 
 use super::{Role, Row, Shape, first_operand, unwrap_at, wrapper, wraps_at};
-use crate::shell::lexer;
 use crate::shell::options::{Grammar, parse};
-use crate::shell::sink::{Job, Kind, Sink};
+use crate::shell::syntax::lexer;
+use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 const NONE: Grammar = wrapper("", &[]);
 const TIMEOUT_OPTIONS: Grammar = wrapper(

@@ -18,8 +18,8 @@
 //! Terminates on every input: each peel shortens the command, and each deeper level is
 //! bounded by [`MAX_DEPTH`].
 
-use crate::shell::quote::render_text;
-use crate::shell::sink::{Ctx, Job, Kind, Sink, Split};
+use crate::shell::syntax::quote::render_text;
+use crate::shell::syntax::sink::{Ctx, Job, Kind, Sink, Split};
 use crate::shell::{MAX_DEPTH, Origin, Redirect, Segment};
 
 /// How many transparent wrappers one command may peel off (each shortens it; this only
