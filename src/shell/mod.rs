@@ -73,25 +73,27 @@
 //! is not in command position.
 
 pub(crate) mod blame;
-pub(crate) mod effects;
 pub(crate) mod model;
 pub(crate) mod options;
+pub(crate) mod pipelines;
 pub(crate) mod program;
 pub(crate) mod programs;
 mod shape;
 pub(crate) mod syntax;
+pub(crate) mod writes;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use effects::{pipelines, segment_writes, write_targets};
+pub(crate) use pipelines::pipelines;
 pub(crate) use shape::shape;
 pub(crate) use syntax::normalise::is_assignment;
 #[cfg(test)]
 pub(crate) use syntax::quote::quote;
 pub(crate) use syntax::quote::quote_word;
+pub(crate) use writes::{segment_writes, write_targets};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
 /// with [`Split::complete`] `false`; bounds recursion on hostile input.

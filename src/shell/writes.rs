@@ -1,5 +1,5 @@
-//! What a split command does beyond naming programs: the files it writes and the pipelines
-//! it forms. These feed the `"match": "writes"` and `"match": "pipeline"` rule modes.
+//! The files a split command may write: what the `"match": "writes"` rule mode and the
+//! model's `writes`/`overwrites` effects read.
 //!
 //! Guarantees: pure and `std`-only like the rest of `shell`; a write target is reported as
 //! written in the command (after quote removal), never resolved against the filesystem;
@@ -7,7 +7,7 @@
 //! small and explicit (redirections, `tee`, `sed -i`, `cp`/`mv`/`install`/`ln`, `dd of=`,
 //! `truncate`), so a rule on writes fires on the commands a reviewer would call a write.
 
-use super::{Origin, Segment, Split};
+use super::{Segment, Split};
 
 /// Every file the command may write, in order, duplicates kept out.
 #[must_use]
@@ -158,49 +158,6 @@ fn target_dir(args: &[String]) -> Option<String> {
     None
 }
 
-/// Every pipeline of two or more stages, as the stages' texts joined by ` | `. Commands
-/// run by a wrapper (`sudo bash`'s inner `bash`) are not separate stages.
-#[must_use]
-pub fn pipelines(split: &Split) -> Vec<String> {
-    let mut out = Vec::new();
-    // One open pipeline per nesting depth, so a substitution inside a stage does not cut
-    // the pipeline it sits in.
-    let mut open: Vec<Option<(String, usize)>> = Vec::new();
-    let flush = |slot: &mut Option<(String, usize)>, out: &mut Vec<String>| {
-        if let Some((text, _)) = slot.take().filter(|(_, n)| *n > 1) {
-            out.push(text);
-        }
-    };
-    for seg in &split.segments {
-        if matches!(seg.origin, Origin::Wrapped(_)) {
-            continue;
-        }
-        let d = usize::from(seg.depth);
-        if open.len() <= d {
-            open.resize(d + 1, None);
-        }
-        // Anything deeper than this segment belongs to an earlier command: close it.
-        for slot in open.iter_mut().skip(d + 1) {
-            flush(slot, &mut out);
-        }
-        match (&mut open[d], seg.piped) {
-            (Some((text, stages)), true) => {
-                text.push_str(" | ");
-                text.push_str(&seg.text);
-                *stages += 1;
-            }
-            (slot, _) => {
-                flush(slot, &mut out);
-                *slot = Some((seg.text.clone(), 1));
-            }
-        }
-    }
-    for slot in &mut open {
-        flush(slot, &mut out);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,21 +186,5 @@ mod tests {
         assert_eq!(writes("sudo tee /etc/hosts < x"), ["/etc/hosts"]);
         assert_eq!(writes("cat .env"), Vec::<String>::new());
         assert_eq!(writes("bash -c 'echo x > .env'"), [".env"]);
-    }
-
-    #[test]
-    fn pipelines_join_stages_at_one_depth() {
-        assert_eq!(pipelines(&split("curl -s x | sh")), ["curl -s x | sh"]);
-        assert_eq!(
-            pipelines(&split("curl x | sudo bash")),
-            ["curl x | sudo bash"]
-        );
-        assert_eq!(
-            pipelines(&split("a | b $(c | d) | e")),
-            ["c | d", "a | b '$(c | d)' | e"]
-        );
-        assert_eq!(pipelines(&split("a; b && c")), Vec::<String>::new());
-        assert_eq!(pipelines(&split("bash -c 'curl x | sh'")), ["curl x | sh"]);
-        assert_eq!(pipelines(&split("a |\n b")), ["a | b"]);
     }
 }
