@@ -1,7 +1,7 @@
 //! Wrappers: programs that run another command.
 //!
 //! - *Transparent* (`env` incl. `-S STR`, `timeout`, `nice`, `ionice`, `nohup`, `setsid`,
-//!   `time`, `stdbuf`, `busybox`; also the builtins `command`, `exec`, `builtin` in
+//!   `time`, `stdbuf`, `taskset` (not `-p`), `unbuffer`, `busybox`; also the builtins `command`, `exec`, `builtin` in
 //!   `builtins.rs`): they carry no meaning a rule needs (DESIGN.md lists them as normalised
 //!   away), so `nohup rm -rf / &` is simply `rm -rf /`. Each row's [`Role::Transparent`]
 //!   function says where its command starts, by its grammar (options stop at the first
@@ -28,6 +28,10 @@ const TIMEOUT_OPTIONS: Grammar = wrapper(
         ("preserve-status", false),
         ("verbose", false),
     ],
+);
+const TASKSET_OPTIONS: Grammar = wrapper(
+    "",
+    &[("all-tasks", false), ("cpu-list", false), ("pid", false)],
 );
 const NICE_OPTIONS: Grammar = wrapper("n", &[("adjustment", true)]);
 const IONICE_OPTIONS: Grammar = wrapper(
@@ -161,6 +165,27 @@ pub(super) const BUSYBOX: Row = Row {
     }),
     ..Row::PLAIN
 };
+/// `taskset [-a] [-c] MASK CMD…` (util-linux): `CMD` on the CPUs in `MASK`; with `-p` it
+/// changes a running pid's affinity and runs nothing.
+pub(super) const TASKSET: Row = Row {
+    options: &TASKSET_OPTIONS,
+    role: Role::Transparent(|argv| {
+        let o = parse(argv.get(1..).unwrap_or_default(), &TASKSET_OPTIONS);
+        if o.short.contains(&'p') || o.has_long("pid") {
+            return None;
+        }
+        // After the options, the mask or CPU list.
+        let i = 1 + o.rest + 1;
+        (i < argv.len()).then_some(i)
+    }),
+    ..Row::PLAIN
+};
+/// `unbuffer [-p] CMD…` (expect): `CMD` with its output unbuffered.
+pub(super) const UNBUFFER: Row = Row {
+    options: &NONE,
+    role: Role::Transparent(|argv| after(argv, &NONE, 0)),
+    ..Row::PLAIN
+};
 pub(super) const XARGS: Row = Row {
     options: &XARGS_OPTIONS,
     role: Role::Meaningful,
@@ -291,4 +316,59 @@ fn fill_slots(word: &str, input: &str) -> String {
         out = out.replace(slot, input);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::split;
+
+    fn texts(cmd: &str) -> Vec<String> {
+        split(cmd).segments.into_iter().map(|s| s.text).collect()
+    }
+
+    #[test]
+    fn transparent_wrappers_are_replaced_by_their_command() {
+        assert_eq!(
+            texts("env -i -u X A=1 timeout -s KILL 5 rm -rf /"),
+            ["rm -rf /"]
+        );
+        assert_eq!(texts("env -S 'rm -rf' /"), ["rm -rf /"]);
+        assert_eq!(
+            texts("nice -n 5 ionice -c 3 stdbuf -o L nohup rm x"),
+            ["rm x"]
+        );
+        assert_eq!(texts("busybox rm x"), ["rm x"]);
+        assert_eq!(texts("busybox --list"), ["busybox --list"]);
+    }
+
+    #[test]
+    fn taskset_runs_its_command_after_the_mask_unless_it_sets_a_pid() {
+        assert_eq!(texts("taskset 0x3 rm -rf /"), ["rm -rf /"]);
+        assert_eq!(texts("taskset -c 0,1 rm -rf /"), ["rm -rf /"]);
+        assert_eq!(texts("taskset --cpu-list 0-3 nice rm x"), ["rm x"]);
+        assert_eq!(texts("taskset -p 0x3 1234"), ["taskset -p 0x3 1234"]);
+        assert_eq!(texts("taskset -ap 3 1234"), ["taskset -ap 3 1234"]);
+        assert_eq!(texts("taskset 0x3"), ["taskset 0x3"]);
+        assert_eq!(split("taskset 1 rm x").wrappers, 1);
+    }
+
+    #[test]
+    fn unbuffer_runs_its_command() {
+        assert_eq!(texts("unbuffer -p rm -rf /"), ["rm -rf /"]);
+        assert_eq!(texts("unbuffer"), ["unbuffer"]);
+    }
+
+    #[test]
+    fn meaningful_wrappers_keep_their_segment() {
+        assert_eq!(
+            texts("xargs -I{} -n1 rm {}"),
+            ["xargs -I{} -n1 rm {}", "rm {}"]
+        );
+        assert_eq!(texts("watch -n 1 -x rm x"), ["watch -n 1 -x rm x", "rm x"]);
+        assert_eq!(texts("watch -d 'rm x'"), ["watch -d 'rm x'", "rm x"]);
+        assert_eq!(
+            texts("parallel rm {} ::: a b"),
+            ["parallel rm {} ::: a b", "rm a", "rm b"]
+        );
+    }
 }
