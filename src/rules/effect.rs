@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::shell::model::paths::Class;
-use crate::shell::model::{Context, Effect, analyse_split};
+use crate::shell::model::{Context, Effect, EffectKind, analyse_split};
 use crate::shell::{Split, quote_word};
 
 /// Where the call runs, as the model needs it. `cwd` is the call's, else the process's.
@@ -226,9 +226,9 @@ fn path_effect(delete: bool, tool: &str, path: &str, ctx: &Context, out: &mut Ve
         return;
     }
     let (kind, verb) = if delete {
-        ("deletes", format!("deletes {resolved}"))
+        (EffectKind::Deletes, format!("deletes {resolved}"))
     } else {
-        ("writes", format!("writes {resolved}"))
+        (EffectKind::Writes, format!("writes {resolved}"))
     };
     let via = tool.to_string();
     let attrs: &[(&str, &str)] = if delete {

@@ -2,6 +2,7 @@
 //! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
 //! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
 
+use super::effect::EffectKind;
 use super::walk::Walk;
 use super::{Class, Effect};
 use crate::shell::Segment;
@@ -75,7 +76,7 @@ impl Walk<'_> {
         };
         if destroys {
             fx.push(Effect::on_path(
-                "overwrites",
+                EffectKind::Overwrites,
                 &format!("erases {device} with {p}"),
                 &[("via", p)],
                 Class::Device,
@@ -179,7 +180,7 @@ impl Walk<'_> {
                 .any(|k| upper.contains(k))
             {
                 fx.push(Effect::on_path(
-                    "writes",
+                    EffectKind::Writes,
                     &format!("changes the database {path}"),
                     &[("via", p)],
                     class,
@@ -270,7 +271,7 @@ fn sql_code(text: &str) -> String {
 
 pub(super) fn sql_effect(client: &str, stmt: &str) -> Effect {
     Effect::plain(
-        "destroys-data",
+        EffectKind::DestroysData,
         &[("via", client), ("statement", &stmt.replace(' ', "_"))],
         format!("runs {stmt} through {client}"),
     )

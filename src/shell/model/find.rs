@@ -2,6 +2,7 @@
 //! tests that narrow what it selects.
 
 use super::Effect;
+use super::effect::EffectKind;
 use super::walk::Walk;
 
 /// `find` predicates that narrow what `-delete` removes.
@@ -82,7 +83,7 @@ impl Walk<'_> {
                 if path.is_empty() { "." } else { &path }
             );
             fx.push(Effect::on_path(
-                "deletes",
+                EffectKind::Deletes,
                 &verb,
                 &[
                     ("recursive", if narrow { "filtered" } else { "true" }),

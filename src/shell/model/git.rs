@@ -4,6 +4,7 @@
 //! work or rewrite shared history yield `discards-git-work` and `pushes` effects.
 
 use super::Effect;
+use super::effect::EffectKind;
 use crate::shell::options::{Grammar, parse};
 
 const GLOBAL: Grammar = Grammar {
@@ -153,7 +154,7 @@ fn whole_tree(p: &str) -> bool {
 
 fn discard(scope: &str, via: &str) -> Effect {
     Effect::plain(
-        "discards-git-work",
+        EffectKind::DiscardsGitWork,
         &[("scope", scope), ("via", via)],
         format!("discards uncommitted or unrecoverable git work ({scope}) with {via}"),
     )
@@ -359,7 +360,7 @@ fn push(rest: &[String], out: &mut Vec<Effect>) {
             continue;
         }
         out.push(Effect::plain(
-            "pushes",
+            EffectKind::Pushes,
             &[("mode", mode), ("remote", remote), ("ref", &r)],
             match r.as_str() {
                 "?" => format!("{mode}-pushes the current branch to {remote}"),

@@ -9,6 +9,7 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
+use super::effect::EffectKind;
 use super::walk::Walk;
 use super::{Class, Context, Effect};
 use crate::shell::Segment;
@@ -280,7 +281,7 @@ impl Walk<'_> {
         for t in &o.operands {
             let (class, path) = self.class(t);
             fx.push(Effect::on_path(
-                "changes-permissions",
+                EffectKind::ChangesPermissions,
                 &format!(
                     "changes the access control list of {path}{}",
                     if rec { " recursively" } else { "" }
@@ -320,7 +321,7 @@ impl Walk<'_> {
         if let Some(dest) = dest.filter(|_| setuid) {
             let (class, path) = self.class(dest);
             fx.push(Effect::on_path(
-                "escalates-privilege",
+                EffectKind::EscalatesPrivilege,
                 &format!("installs {path} with the setuid/setgid bit"),
                 &[("via", "setuid")],
                 class,
@@ -354,7 +355,7 @@ impl Walk<'_> {
         };
         if o.short.contains(&'r') || o.has_long("remove") || empty_input {
             fx.push(Effect::plain(
-                "deletes-schedule",
+                EffectKind::DeletesSchedule,
                 &[("via", "crontab"), ("user", user)],
                 format!("removes every scheduled job in the crontab of {user}"),
             ));
@@ -388,7 +389,7 @@ impl Walk<'_> {
                 .first()
                 .map_or("the host (--privileged)", |m| &m.host);
             fx.push(Effect::plain(
-                "escalates-privilege",
+                EffectKind::EscalatesPrivilege,
                 &[("via", "container")],
                 format!("runs a root shell in a container over {over}"),
             ));

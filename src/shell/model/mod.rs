@@ -41,7 +41,7 @@ mod segment;
 mod state;
 pub(crate) mod walk;
 
-pub(crate) use effect::Effect;
+pub(crate) use effect::{Effect, EffectKind};
 pub(crate) use paths::Class;
 
 use crate::shell::{Split, split};
@@ -119,7 +119,7 @@ impl Analysis {
 
 fn limit(name: &str, why: &str) -> Effect {
     Effect::plain(
-        "exceeds-limit",
+        EffectKind::ExceedsLimit,
         &[("limit", name)],
         format!("cannot be analysed: {why} (limit {name})"),
     )

@@ -3,6 +3,7 @@
 //! through (disk tools, SQL, code run by shells and interpreters, data sent over the
 //! network), then what the stage hands the rest of its pipeline.
 
+use super::effect::EffectKind;
 use super::walk::{Call, DEPTHS, Pipe, Walk, fetched, remote_shell, same_file, sends_secret};
 use super::{Analysis, Class, Effect, net};
 use crate::shell::options::{Grammar, parse};
@@ -97,14 +98,14 @@ impl Walk<'_> {
             let (class, path) = self.class(&target);
             match class {
                 Class::Device => fx.push(Effect::on_path(
-                    "overwrites",
+                    EffectKind::Overwrites,
                     &format!("overwrites {path}"),
                     &[("via", "write")],
                     class,
                     &path,
                 )),
                 Class::ControlPlane | Class::System | Class::Root => fx.push(Effect::on_path(
-                    "writes",
+                    EffectKind::Writes,
                     &format!("writes {path}"),
                     &[("via", "write")],
                     class,
@@ -303,7 +304,7 @@ impl Walk<'_> {
                 let (class, path) = self.class(f);
                 if class == Class::ControlPlane {
                     fx.push(Effect::on_path(
-                        "writes",
+                        EffectKind::Writes,
                         &format!("edits {path} in place"),
                         &[("via", "perl -i")],
                         class,

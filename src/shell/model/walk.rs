@@ -7,6 +7,7 @@
 //! written in: this file names no program and does not import the table; the walk itself
 //! (`segment.rs`) does.
 
+use super::effect::EffectKind;
 use super::paths::{Cwd, resolve};
 use super::{Class, Context, Effect, net};
 use crate::shell::options::Grammar;
@@ -93,7 +94,7 @@ impl<'c> Walk<'c> {
             format!("deletes {}", if path.is_empty() { "." } else { &path })
         };
         fx.push(Effect::on_path(
-            "deletes",
+            EffectKind::Deletes,
             &verb,
             &[
                 ("recursive", if recursive { "true" } else { "false" }),
@@ -106,7 +107,7 @@ impl<'c> Walk<'c> {
         // effect, so a rule can refuse it where an ordinary file's delete is fine.
         if !recursive && net::is_secret(&path) {
             fx.push(Effect::on_path(
-                "deletes-secret",
+                EffectKind::DeletesSecret,
                 &format!("deletes {path}, a key or credential file"),
                 &[("via", via)],
                 class,
@@ -123,7 +124,7 @@ pub(crate) fn same_file(downloaded: &str, run: &str) -> bool {
 
 pub(crate) fn fetched(how: &str) -> Effect {
     Effect::plain(
-        "runs-fetched-code",
+        EffectKind::RunsFetchedCode,
         &[],
         format!("runs code fetched or decoded at run time: {how}"),
     )
@@ -131,7 +132,7 @@ pub(crate) fn fetched(how: &str) -> Effect {
 
 pub(crate) fn remote_shell(how: &str) -> Effect {
     Effect::plain(
-        "opens-remote-shell",
+        EffectKind::OpensRemoteShell,
         &[],
         format!("opens a remote shell: {how}"),
     )
@@ -139,7 +140,7 @@ pub(crate) fn remote_shell(how: &str) -> Effect {
 
 pub(crate) fn sends_secret(what: &str, via: &str) -> Effect {
     Effect::plain(
-        "sends-secret",
+        EffectKind::SendsSecret,
         &[("via", via), ("path", what)],
         format!("sends {what} over the network with {via}"),
     )

@@ -6,6 +6,7 @@
 
 use super::{Role, Row};
 use crate::shell::model::effect::Effect;
+use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::sink::Kind;
@@ -108,7 +109,7 @@ fn shred(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
     for t in &o.operands {
         let (class, path) = w.class(t);
         fx.push(Effect::on_path(
-            "overwrites",
+            EffectKind::Overwrites,
             &format!("shreds {path}"),
             &[("via", "shred")],
             class,
@@ -127,7 +128,7 @@ fn mv(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
         }
         let (class, path) = w.class(s);
         fx.push(Effect::on_path(
-            "moves",
+            EffectKind::Moves,
             &format!("moves {path} away"),
             &[("via", "mv")],
             class,
@@ -174,7 +175,7 @@ fn rsync(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
     {
         let (class, path) = w.class(dest);
         fx.push(Effect::on_path(
-            "deletes",
+            EffectKind::Deletes,
             &format!("may delete everything in {path} (rsync --delete)"),
             &[("recursive", "true"), ("via", "rsync --delete")],
             class,
@@ -204,7 +205,7 @@ fn permissions(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
         let (class, path) = w.class(t);
         if setuid {
             fx.push(Effect::on_path(
-                "escalates-privilege",
+                EffectKind::EscalatesPrivilege,
                 &format!("sets the setuid/setgid bit on {path}"),
                 &[("via", "setuid")],
                 class,
@@ -217,7 +218,7 @@ fn permissions(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
             if rec { " recursively" } else { "" }
         );
         fx.push(Effect::on_path(
-            "changes-permissions",
+            EffectKind::ChangesPermissions,
             &verb,
             &[
                 ("recursive", if rec { "true" } else { "false" }),

@@ -5,6 +5,7 @@
 
 use super::{Role, Row, Shape};
 use crate::shell::model::effect::Effect;
+use crate::shell::model::effect::EffectKind;
 use crate::shell::model::git;
 use crate::shell::model::paths::Class;
 use crate::shell::model::walk::{Call, Walk};
@@ -31,7 +32,7 @@ fn effects(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
         let (class, path) = w.class(&t);
         if matches!(class, Class::ControlPlane | Class::System | Class::Root) {
             fx.push(Effect::on_path(
-                "writes",
+                EffectKind::Writes,
                 &format!("overwrites {path} with a committed version"),
                 &[("via", "git restore")],
                 class,

@@ -5,6 +5,7 @@
 
 use super::{Row, Shape};
 use crate::shell::model::effect::Effect;
+use crate::shell::model::effect::EffectKind;
 use crate::shell::model::paths::Class;
 use crate::shell::model::walk::{Call, Walk};
 
@@ -54,7 +55,7 @@ fn kill(_: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
         || args.windows(2).any(|w| w[0] == "-s" && w[1] == "0");
     if !probe && rest.any(|a| a == "-1" || a == "1") {
         fx.push(Effect::plain(
-            "kills-all-processes",
+            EffectKind::KillsAllProcesses,
             &[("via", "kill")],
             "kills every process (pid -1 or init)".into(),
         ));
@@ -65,7 +66,7 @@ fn power(_: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
     let p = c.program;
     if !c.args.iter().any(|a| a == "--help") {
         fx.push(Effect::plain(
-            "kills-all-processes",
+            EffectKind::KillsAllProcesses,
             &[("via", p)],
             format!("stops the machine with {p}"),
         ));
@@ -82,7 +83,7 @@ fn callus(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
         .clone()
         .unwrap_or_else(|| "$CALLUS_HOME".into());
     fx.push(Effect::on_path(
-        "deletes",
+        EffectKind::Deletes,
         &format!("uninstalls callus, deleting {home}"),
         &[("recursive", "true"), ("via", "callus uninstall")],
         Class::ControlPlane,

@@ -6,6 +6,7 @@
 
 use super::{Role, Row, first_operand, wrapper, wraps_at};
 use crate::shell::model::effect::Effect;
+use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::sink::{Job, Kind, Sink};
@@ -106,7 +107,7 @@ fn escalates(_: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
     let list_cmd = p == "sudo" && args.first().is_some_and(|a| a == "-l" || a == "--list");
     if !listing && !list_cmd {
         fx.push(Effect::plain(
-            "escalates-privilege",
+            EffectKind::EscalatesPrivilege,
             &[("via", p)],
             format!("runs as another user with {p}"),
         ));
