@@ -1,6 +1,6 @@
 //! Programs that delete, move, overwrite or change the permissions of files: `rm`,
 //! `unlink`, `rmdir`, `srm`, `shred`, `mv`, `chmod`/`chown`/`chgrp`, `rsync --delete`,
-//! `install -m`, `setfacl`, `find` (`-delete`, `-exec`; and a meaningful wrapper for its
+//! `install -m`, `setfacl`, the writers `cp`, `ln`, `tee`, `truncate`, `dd of=`, `find` (`-delete`, `-exec`; and a meaningful wrapper for its
 //! `-exec/-execdir/-ok/-okdir` commands), and `cat` (a printer when it only copies a
 //! heredoc).
 
@@ -55,6 +55,7 @@ pub(super) const SHRED: Row = Row {
     ..Row::PLAIN
 };
 pub(super) const MV: Row = Row {
+    writes: Some(copies),
     effects: Some(mv),
     ..Row::PLAIN
 };
@@ -64,11 +65,37 @@ pub(super) const CHMOD: Row = Row {
     ..Row::PLAIN
 };
 pub(super) const RSYNC: Row = Row {
+    writes: Some(copies),
     effects: Some(rsync),
     ..Row::PLAIN
 };
 pub(super) const INSTALL: Row = Row {
+    writes: Some(copies),
     effects: Some(|w, c, fx| w.install_mode(c.args, fx)),
+    ..Row::PLAIN
+};
+/// `cp`, `ln`: they write their destination.
+pub(super) const COPY: Row = Row {
+    writes: Some(copies),
+    ..Row::PLAIN
+};
+pub(super) const TEE: Row = Row {
+    writes: Some(tee),
+    ..Row::PLAIN
+};
+pub(super) const TRUNCATE: Row = Row {
+    writes: Some(tee),
+    ..Row::PLAIN
+};
+/// `dd of=FILE`.
+pub(super) const DD: Row = Row {
+    writes: Some(|_, args, out| {
+        out.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_string),
+        );
+    }),
     ..Row::PLAIN
 };
 pub(super) const SETFACL: Row = Row {
@@ -93,6 +120,46 @@ pub(super) const CAT: Row = Row {
     }),
     ..Row::PLAIN
 };
+
+/// `tee FILE…`, `truncate [-s N|-r REF] FILE…`: each file operand.
+fn tee(program: &str, args: &[String], out: &mut Vec<String>) {
+    let mut skip_next = false;
+    for a in args {
+        if skip_next {
+            skip_next = false;
+        } else if program == "truncate" && (a == "-s" || a == "-r") {
+            skip_next = true;
+        } else if !a.starts_with('-') {
+            out.push(a.clone());
+        }
+    }
+}
+
+/// `cp`/`mv`/`install`/`ln`/`rsync SRC… DEST` or `-t DIR`: the destination.
+fn copies(_: &str, args: &[String], out: &mut Vec<String>) {
+    let operands = || {
+        args.iter()
+            .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+    };
+    if let Some(dir) = target_dir(args) {
+        out.push(dir);
+    } else if operands().count() >= 2 {
+        out.extend(operands().next_back().cloned());
+    }
+}
+
+fn target_dir(args: &[String]) -> Option<String> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-t" {
+            return it.next().cloned();
+        }
+        if let Some(v) = a.strip_prefix("--target-directory=") {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
 
 /// `rm`, `unlink`, `rmdir`, `srm`: each operand deleted, recursively with `-r`/`-R`.
 fn rm(w: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
@@ -276,5 +343,18 @@ mod tests {
     fn cat_prints_only_what_it_reads() {
         assert_eq!(split("cat <<EOF | sh\nrm x\nEOF").segments.len(), 3);
         assert_eq!(split("cat f <<EOF | sh\nrm x\nEOF").segments.len(), 2);
+    }
+
+    #[test]
+    fn writers_write_their_destination() {
+        let writes = |cmd: &str| crate::shell::write_targets(&split(cmd));
+        assert_eq!(writes("cp -r a b ~/.kube/config"), ["~/.kube/config"]);
+        assert_eq!(writes("ln -s --target-directory=d a"), ["d"]);
+        assert_eq!(writes("install -t /usr/bin x"), ["/usr/bin"]);
+        assert_eq!(writes("mv a"), Vec::<String>::new());
+        assert_eq!(writes("tee -a x y"), ["x", "y"]);
+        assert_eq!(writes("truncate -s 0 -r ref f"), ["f"]);
+        assert_eq!(writes("dd if=a of=b bs=1M"), ["b"]);
+        assert_eq!(writes("rsync -a src/ host:dst/"), ["host:dst/"]);
     }
 }

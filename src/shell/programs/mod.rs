@@ -8,10 +8,11 @@
 //! - how the splitter unwraps it ([`Row::unwrap`]: the command a wrapper runs, the script a
 //!   runner runs, the text a printer prints);
 //! - its shape rule for the recorder and derive ([`Shape`]);
+//! - the files it writes ([`Row::writes`], read by `shell::writes`);
 //! - the effects the model reads from it ([`Row::effects`], a function of the walk's state).
 //!
 //! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`,
-//! `privilege.rs`, `files.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
+//! `privilege.rs`, `files.rs`, `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
 //! multiplexers that only shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in its family file, one
 //! line here, and its tests (see `docs/architecture.md`, "Adding a program").
 //!
@@ -25,6 +26,7 @@
 //! uploads), which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
 
 mod builtins;
+mod editors;
 mod files;
 mod git;
 mod machine;
@@ -46,6 +48,10 @@ pub(crate) type Unwrap = fn(argv: &[String], job: &Job, depth: u8, sink: &mut Si
 /// Where the command a transparent wrapper runs starts in its `argv`; `None` when this call
 /// runs none (`nohup` alone, `command -v x`).
 pub(crate) type Start = fn(argv: &[String]) -> Option<usize>;
+
+/// The files one call of the program may write, appended to `out` (`program` is its name,
+/// `args` the words after it).
+pub(crate) type Writes = fn(program: &str, args: &[String], out: &mut Vec<String>);
 
 /// The effects the model reads from one call of the program.
 pub(crate) type Effects = fn(walk: &mut Walk<'_>, call: &Call<'_>, fx: &mut Vec<Effect>);
@@ -96,6 +102,9 @@ pub(crate) struct Row {
     pub unwrap: Option<Unwrap>,
     /// How it is named in the recorder and derive.
     pub shape: Shape,
+    /// The files it writes (its redirections aside), for `"match": "writes"` rules and the
+    /// model's `writes`/`overwrites` effects.
+    pub writes: Option<Writes>,
     /// The effects the model reads from it, beyond the passes every segment goes through.
     pub effects: Option<Effects>,
 }
@@ -107,6 +116,7 @@ impl Row {
         role: Role::Plain,
         unwrap: None,
         shape: Shape::Name,
+        writes: None,
         effects: None,
     };
     /// A builtin that runs nothing and is never a candidate's program.
@@ -140,6 +150,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("apt", &Row::SUBCOMMAND),
     ("apt-get", &Row::SUBCOMMAND),
     ("ash", &shells::SHELL),
+    ("awk", &editors::AWK),
     ("aws", &Row::SUBCOMMAND),
     ("bash", &shells::SHELL),
     ("break", &Row::BUILTIN),
@@ -156,9 +167,11 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("chown", &files::CHMOD),
     ("command", &builtins::COMMAND),
     ("continue", &Row::BUILTIN),
+    ("cp", &files::COPY),
     ("crontab", &machine::CRONTAB),
     ("csh", &shells::SHELL),
     ("dash", &shells::SHELL),
+    ("dd", &files::DD),
     ("declare", &Row::BUILTIN),
     ("dirs", &Row::BUILTIN),
     ("do", &Row::KEYWORD),
@@ -166,11 +179,13 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("docker", &machine::CONTAINER_SUBCOMMAND),
     ("done", &Row::KEYWORD),
     ("echo", &builtins::ECHO),
+    ("ed", &editors::EX),
     ("elif", &Row::KEYWORD),
     ("else", &Row::KEYWORD),
     ("env", &wrappers::ENV),
     ("esac", &Row::KEYWORD),
     ("eval", &runners::EVAL),
+    ("ex", &editors::EX),
     ("exec", &builtins::EXEC),
     ("exit", &Row::BUILTIN),
     ("export", &Row::BUILTIN),
@@ -180,6 +195,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("fish", &shells::SHELL),
     ("for", &Row::KEYWORD),
     ("function", &Row::KEYWORD),
+    ("gawk", &editors::AWK),
     ("gcloud", &Row::SUBCOMMAND),
     ("git", &git::GIT),
     ("go", &Row::SUBCOMMAND),
@@ -195,6 +211,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("kubectl", &Row::SUBCOMMAND),
     ("launchctl", &Row::SUBCOMMAND),
     ("let", &Row::BUILTIN),
+    ("ln", &files::COPY),
     ("local", &Row::BUILTIN),
     ("make", &Row::SUBCOMMAND),
     ("mksh", &shells::SHELL),
@@ -203,6 +220,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("nice", &wrappers::NICE),
     ("nohup", &wrappers::NOHUP),
     ("npm", &Row::SUBCOMMAND),
+    ("nvim", &editors::VIM),
     ("parallel", &wrappers::PARALLEL),
     ("pip", &Row::SUBCOMMAND),
     ("pip3", &Row::SUBCOMMAND),
@@ -220,12 +238,14 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("read", &Row::BUILTIN),
     ("readonly", &Row::BUILTIN),
     ("reboot", &machine::POWER),
+    ("red", &editors::EX),
     ("return", &Row::BUILTIN),
     ("rm", &files::RM),
     ("rmdir", &files::RM),
     ("rsync", &files::RSYNC),
     ("run0", &privilege::RUN0),
     ("script", &runners::SCRIPT),
+    ("sed", &editors::SED),
     ("select", &Row::KEYWORD),
     ("set", &Row::BUILTIN),
     ("setfacl", &files::SETFACL),
@@ -245,12 +265,14 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("systemctl", &Row::SUBCOMMAND),
     ("taskset", &wrappers::TASKSET),
     ("tcsh", &shells::SHELL),
+    ("tee", &files::TEE),
     ("test", &Row::BUILTIN),
     ("then", &Row::KEYWORD),
     ("time", &wrappers::TIME),
     ("timeout", &wrappers::TIMEOUT),
     ("trap", &Row::BUILTIN),
     ("true", &Row::BUILTIN),
+    ("truncate", &files::TRUNCATE),
     ("type", &Row::BUILTIN),
     ("typeset", &Row::BUILTIN),
     ("ulimit", &Row::BUILTIN),
@@ -260,6 +282,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("unlink", &files::RM),
     ("unset", &Row::BUILTIN),
     ("until", &Row::KEYWORD),
+    ("vi", &editors::VIM),
+    ("vim", &editors::VIM),
     ("wait", &Row::BUILTIN),
     ("watch", &wrappers::WATCH),
     ("while", &Row::KEYWORD),
