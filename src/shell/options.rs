@@ -51,6 +51,14 @@ impl Opts {
         self.long.iter().any(|l| l == long)
     }
 
+    /// The first value given to any of `keys` (`-c`, `--command`), in the order written.
+    pub(crate) fn first_of(&self, keys: &[&str]) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The values given to an option (`-C` or `--output`).
     pub(crate) fn values_of<'s>(&'s self, key: &'s str) -> impl Iterator<Item = &'s str> + 's {
         self.values
@@ -209,6 +217,9 @@ mod tests {
         assert_eq!(o.values_of("--output").collect::<Vec<_>>(), ["f"]);
         assert_eq!(o.values_of("-C").collect::<Vec<_>>(), ["dir", "x"]);
         assert_eq!(o.operands, ["y"]);
+        assert_eq!(o.first_of(&["--output", "-C"]), Some("f"));
+        assert_eq!(o.first_of(&["-C"]), Some("dir"));
+        assert_eq!(o.first_of(&["-x"]), None);
     }
 
     #[test]

@@ -114,22 +114,32 @@ fn escalates(_: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
     }
 }
 
+/// util-linux `su [OPTS] [-] [USER [ARGS]]`.
+const SU_OPTIONS: Grammar = Grammar {
+    short_value: "cgGsw",
+    short_optional: "",
+    long: &[
+        ("command", true),
+        ("session-command", true),
+        ("group", true),
+        ("supp-group", true),
+        ("shell", true),
+        ("whitelist-environment", true),
+        ("login", false),
+        ("preserve-environment", false),
+        ("pty", false),
+        ("fast", false),
+    ],
+    stop_at_operand: false,
+    last: &[],
+};
+
 /// `su … -c CMD` / `--command=CMD` / `--session-command CMD` (without one, `su` runs a
 /// shell that reads stdin).
 fn su_command(argv: &[String]) -> Option<String> {
-    let mut it = argv.iter().skip(1);
-    while let Some(a) = it.next() {
-        if matches!(a.as_str(), "-c" | "--command" | "--session-command") {
-            return it.next().cloned();
-        }
-        if let Some(c) = a
-            .strip_prefix("--command=")
-            .or_else(|| a.strip_prefix("--session-command="))
-        {
-            return Some(c.to_owned());
-        }
-    }
-    None
+    parse(argv.get(1..).unwrap_or_default(), &SU_OPTIONS)
+        .first_of(&["-c", "--command", "--session-command"])
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -150,5 +160,10 @@ mod tests {
         assert_eq!(texts("pkexec --user x rm y")[1], "rm y");
         assert_eq!(texts("su -c 'rm x' root")[1], "rm x");
         assert_eq!(texts("su --session-command=ls")[1], "ls");
+        assert_eq!(texts("su - root -c 'rm x'")[1], "rm x");
+        // A cluster ending in `-c`, and an abbreviation, are read as getopt reads them.
+        assert_eq!(texts("su -lc 'rm x'")[1], "rm x");
+        assert_eq!(texts("su --comm=ls root")[1], "ls");
+        assert_eq!(texts("su -s /bin/sh root"), ["su -s /bin/sh root"]);
     }
 }

@@ -4,6 +4,7 @@
 //! `wrappers.rs`, `git -c alias.X='!CMD'` in `git.rs`.)
 
 use super::{Role, Row, Shape};
+use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::sink::Kind;
 
 pub(super) const EVAL: Row = Row {
@@ -24,28 +25,35 @@ pub(super) const SCRIPT: Row = Row {
     ..Row::PLAIN
 };
 
-/// `script [-q] -c CMD [FILE]` (util-linux): runs `CMD` through a shell.
+/// util-linux `script [-aefq] [-c CMD] [-t[FILE]] [-T|-I|-O|-B FILE] … [FILE]`.
+const SCRIPT_OPTIONS: Grammar = Grammar {
+    short_value: "cTIOBEmo",
+    short_optional: "t",
+    long: &[
+        ("command", true),
+        ("log-timing", true),
+        ("log-in", true),
+        ("log-out", true),
+        ("log-io", true),
+        ("echo", true),
+        ("logging-format", true),
+        ("output-limit", true),
+        ("append", false),
+        ("flush", false),
+        ("force", false),
+        ("quiet", false),
+        ("return", false),
+        ("timing", false),
+    ],
+    stop_at_operand: false,
+    last: &[],
+};
+
+/// `script … -c CMD`: runs `CMD` through a shell.
 fn script_command(argv: &[String]) -> Option<String> {
-    let mut it = argv.iter().skip(1);
-    while let Some(a) = it.next() {
-        if a == "-c" || a == "--command" {
-            return it.next().cloned();
-        }
-        if let Some(c) = a.strip_prefix("--command=") {
-            return Some(c.to_owned());
-        }
-        if let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-'))
-            && let Some(k) = cluster.find('c')
-        {
-            let glued = &cluster[k + 1..];
-            return if glued.is_empty() {
-                it.next().cloned()
-            } else {
-                Some(glued.to_owned())
-            };
-        }
-    }
-    None
+    parse(argv.get(1..).unwrap_or_default(), &SCRIPT_OPTIONS)
+        .first_of(&["-c", "--command"])
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -63,5 +71,8 @@ mod tests {
         assert_eq!(texts("script -qc 'rm x' /dev/null")[1], "rm x");
         assert_eq!(texts("script --command=ls")[1], "ls");
         assert_eq!(texts("script out.log"), ["script out.log"]);
+        // Option values are not the command: `-T FILE`, an optional glued `-tFILE`.
+        assert_eq!(texts("script -T c -c ls")[1], "ls");
+        assert_eq!(texts("script -tc out"), ["script -tc out"]);
     }
 }
