@@ -5,7 +5,7 @@
 //! (transparent). None is ever a candidate's program; the plain builtins and reserved
 //! words are the table's [`Row::BUILTIN`] and [`Row::KEYWORD`] rows.
 
-use super::{Role, Row, Shape, first_operand};
+use super::row::{Role, Row, Shape, first_operand};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::walk::{Call, Walk};
 use crate::shell::options::{Grammar, PLAIN};

@@ -1,7 +1,7 @@
 //! Editors that change files in place: `sed -i`, gawk's `-i inplace`, and `vim`/`vi`/`nvim`
 //! run with commands of their own or `ex`/`ed`/`red` (they write the files they open).
 
-use super::Row;
+use super::row::Row;
 
 pub(super) const SED: Row = Row {
     writes: Some(sed),

@@ -4,7 +4,7 @@
 //! `-exec/-execdir/-ok/-okdir` commands), and `cat` (a printer when it only copies a
 //! heredoc).
 
-use super::{Role, Row};
+use super::row::{Role, Row};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};

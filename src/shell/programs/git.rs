@@ -3,7 +3,7 @@
 //! discarded work, removed and restored paths), and `git -c alias.X='!CMD' … X ARGS` runs
 //! `CMD ARGS` through a shell.
 
-use super::{Role, Row, Shape};
+use super::row::{Role, Row, Shape};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::git;

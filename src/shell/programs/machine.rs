@@ -3,7 +3,7 @@
 //! `nerdctl`: what reaches the host through mounts, read by `model/machine.rs`); and
 //! `callus uninstall`, which deletes callus's own state.
 
-use super::{Row, Shape};
+use super::row::{Row, Shape};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::paths::Class;

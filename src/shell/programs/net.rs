@@ -2,7 +2,7 @@
 //! (its paths are the remote machine's, classified the same way). Fetchers, senders and
 //! socket tools are still the model's name lists (`model/net.rs`).
 
-use super::{Role, Row, first_operand, wrapper};
+use super::row::{Role, Row, first_operand, wrapper};
 use crate::shell::options::Grammar;
 use crate::shell::syntax::sink::Kind;
 

@@ -4,7 +4,7 @@
 //! stdin) and `run0`. Every one of them, unless it only lists or validates, is an
 //! `escalates-privilege` effect.
 
-use super::{Role, Row, first_operand, wrapper, wraps_at};
+use super::row::{Role, Row, first_operand, wrapper, wraps_at};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};

@@ -3,7 +3,7 @@
 //! level deeper. (`su -c` is in `privilege.rs`, `ssh HOST CMD` in `net.rs`, `watch CMD` in
 //! `wrappers.rs`, `git -c alias.X='!CMD'` in `git.rs`.)
 
-use super::{Role, Row, Shape};
+use super::row::{Role, Row, Shape};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::sink::Kind;
 

@@ -3,7 +3,7 @@
 //! with `-s`), what it reads on stdin: a heredoc, a here-string, or a literal `echo`/
 //! `printf`/`cat <<EOF` pipe. The script is split one level deeper.
 
-use super::{Role, Row, Shape};
+use super::row::{Role, Row, Shape};
 use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 /// Every shell: one row, one alias per name in the table.

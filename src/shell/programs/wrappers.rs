@@ -13,7 +13,7 @@
 //!   argument (`{}` filled, or the argument appended; with no `:::`, from stdin like `xargs`).
 //!   `watch CMD` (no `-x`) runs its words as a script.
 
-use super::{Role, Row, Shape, first_operand, unwrap_at, wrapper, wraps_at};
+use super::row::{Role, Row, Shape, first_operand, unwrap_at, wrapper, wraps_at};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::lexer;
 use crate::shell::syntax::sink::{Job, Kind, Sink};
