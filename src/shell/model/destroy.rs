@@ -1,6 +1,6 @@
-//! Destruction without a path to classify: disk tools (`wipefs -a`, `sgdisk --zap-all`,
-//! `mkfs`, `blkdiscard` …) and SQL that drops or empties data, wherever the SQL comes from
-//! (`-c`/`-e`, an operand, a heredoc, an `echo` piped in).
+//! Destruction without a path to classify: SQL that drops or empties data, wherever the
+//! SQL comes from (`-c`/`-e`, an operand, a heredoc, an `echo` piped in). (Disk tools are
+//! rows of the program table, `shell/programs/disks.rs`.)
 
 use super::effect::EffectKind;
 use super::walk::Walk;
@@ -8,83 +8,6 @@ use super::{Class, Effect};
 use crate::shell::Segment;
 
 impl Walk<'_> {
-    /// Disk tools that erase a device (`wipefs -a`, `sgdisk -Z`, `mkfs`, `blkdiscard` …).
-    pub(super) fn disks(p: &str, args: &[String], fx: &mut Vec<Effect>) {
-        let has = |f: &str| args.iter().any(|a| a == f);
-        let short = |c: char| {
-            args.iter()
-                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
-        };
-        let help = args.is_empty() || has("--help") || has("-h") || has("-V") || has("--version");
-        let device = args
-            .iter()
-            .rev()
-            .find(|a| a.starts_with("/dev/"))
-            .cloned()
-            .unwrap_or_else(|| "?".into());
-        let destroys = match p {
-            _ if p.starts_with("mkfs")
-                || matches!(p, "mke2fs" | "mkswap" | "newfs" | "blkdiscard") =>
-            {
-                !help
-            }
-            "wipefs" => short('a') || short('o') || has("--all"),
-            "sgdisk" => {
-                short('Z')
-                    || short('z')
-                    || short('o')
-                    || short('d')
-                    || has("--zap-all")
-                    || has("--zap")
-                    || has("--clear")
-            }
-            "sfdisk" => {
-                !help
-                    && !short('l')
-                    && !has("--list")
-                    && !short('d')
-                    && !has("--dump")
-                    && device != "?"
-            }
-            "fdisk" | "gdisk" | "cfdisk" => !help && !short('l') && !has("--list") && device != "?",
-            "parted" => args.iter().any(|a| {
-                matches!(
-                    a.as_str(),
-                    "mklabel" | "rm" | "mkpart" | "resizepart" | "mktable"
-                )
-            }),
-            "hdparm" => args.iter().any(|a| {
-                a.starts_with("--security-erase")
-                    || a == "--trim-sector-ranges"
-                    || a == "--write-sector"
-            }),
-            "cryptsetup" => args
-                .iter()
-                .any(|a| matches!(a.as_str(), "luksFormat" | "erase" | "luksErase")),
-            "diskutil" => args.first().is_some_and(|a| {
-                a.starts_with("erase")
-                    || a.starts_with("zero")
-                    || a.starts_with("random")
-                    || a == "partitionDisk"
-                    || a == "secureErase"
-            }),
-            "zpool" => args
-                .first()
-                .is_some_and(|a| a == "destroy" || a == "labelclear"),
-            "lvremove" | "vgremove" | "pvremove" => !help,
-            _ => false,
-        };
-        if destroys {
-            fx.push(Effect::on_path(
-                EffectKind::Overwrites,
-                &format!("erases {device} with {p}"),
-                &[("via", p)],
-                Class::Device,
-                &device,
-            ));
-        }
-    }
-
     /// SQL that drops or empties data, from a client's `-c`/`-e`, its operands (sqlite3,
     /// redis-cli), a heredoc or an `echo` piped in; `dropdb`; writes to callus's own
     /// database.

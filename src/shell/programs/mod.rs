@@ -11,7 +11,7 @@
 //! - the files it writes ([`Row::writes`], read by `shell::writes`);
 //! - the effects the model reads from it ([`Row::effects`], a function of the walk's state).
 //!
-//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`,
+//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`, `disks.rs`,
 //! `privilege.rs`, `files.rs`, `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
 //! multiplexers that only shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in its family file, one
 //! line here, and its tests (see `docs/architecture.md`, "Adding a program").
@@ -22,10 +22,11 @@
 //! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
 //! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
 //! ask it. What is not in a row yet: the model's passes that every segment goes through
-//! (disk tools, SQL clients, shells and interpreters running code, network senders, cloud
-//! uploads), which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
+//! (SQL clients, shells and interpreters running code, network senders, cloud uploads),
+//! which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
 
 mod builtins;
+mod disks;
 mod editors;
 mod files;
 mod git;
@@ -57,6 +58,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("awk", &editors::AWK),
     ("aws", &Row::SUBCOMMAND),
     ("bash", &shells::SHELL),
+    ("blkdiscard", &disks::MAKE),
     ("break", &Row::BUILTIN),
     ("brew", &Row::SUBCOMMAND),
     ("builtin", &builtins::BUILTIN),
@@ -66,6 +68,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("case", &Row::KEYWORD),
     ("cat", &files::CAT),
     ("cd", &builtins::CD),
+    ("cfdisk", &disks::FDISK),
     ("chgrp", &files::CHMOD),
     ("chmod", &files::CHMOD),
     ("chown", &files::CHMOD),
@@ -73,11 +76,13 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("continue", &Row::BUILTIN),
     ("cp", &files::COPY),
     ("crontab", &machine::CRONTAB),
+    ("cryptsetup", &disks::CRYPTSETUP),
     ("csh", &shells::SHELL),
     ("dash", &shells::SHELL),
     ("dd", &files::DD),
     ("declare", &Row::BUILTIN),
     ("dirs", &Row::BUILTIN),
+    ("diskutil", &disks::DISKUTIL),
     ("do", &Row::KEYWORD),
     ("doas", &privilege::DOAS),
     ("docker", &machine::CONTAINER_SUBCOMMAND),
@@ -94,6 +99,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("exit", &Row::BUILTIN),
     ("export", &Row::BUILTIN),
     ("false", &Row::BUILTIN),
+    ("fdisk", &disks::FDISK),
     ("fi", &Row::KEYWORD),
     ("find", &files::FIND),
     ("fish", &shells::SHELL),
@@ -101,10 +107,12 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("function", &Row::KEYWORD),
     ("gawk", &editors::AWK),
     ("gcloud", &Row::SUBCOMMAND),
+    ("gdisk", &disks::FDISK),
     ("git", &git::GIT),
     ("go", &Row::SUBCOMMAND),
     ("halt", &machine::POWER),
     ("hash", &Row::BUILTIN),
+    ("hdparm", &disks::HDPARM),
     ("if", &Row::KEYWORD),
     ("in", &Row::KEYWORD),
     ("install", &files::INSTALL),
@@ -117,15 +125,21 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("let", &Row::BUILTIN),
     ("ln", &files::COPY),
     ("local", &Row::BUILTIN),
+    ("lvremove", &disks::LVM_REMOVE),
     ("make", &Row::SUBCOMMAND),
+    ("mke2fs", &disks::MAKE),
+    ("mkfs", &disks::MAKE),
     ("mksh", &shells::SHELL),
+    ("mkswap", &disks::MAKE),
     ("mv", &files::MV),
     ("nerdctl", &machine::CONTAINER),
+    ("newfs", &disks::MAKE),
     ("nice", &wrappers::NICE),
     ("nohup", &wrappers::NOHUP),
     ("npm", &Row::SUBCOMMAND),
     ("nvim", &editors::VIM),
     ("parallel", &wrappers::PARALLEL),
+    ("parted", &disks::PARTED),
     ("pip", &Row::SUBCOMMAND),
     ("pip3", &Row::SUBCOMMAND),
     ("pkexec", &privilege::PKEXEC),
@@ -136,6 +150,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("printf", &builtins::PRINTF),
     ("psql", &Row::SUBCOMMAND),
     ("pushd", &builtins::PUSHD),
+    ("pvremove", &disks::LVM_REMOVE),
     ("python", &Row::SUBCOMMAND),
     ("python3", &Row::SUBCOMMAND),
     ("rbash", &shells::SHELL),
@@ -154,6 +169,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("set", &Row::BUILTIN),
     ("setfacl", &files::SETFACL),
     ("setsid", &wrappers::NOHUP),
+    ("sfdisk", &disks::SFDISK),
+    ("sgdisk", &disks::SGDISK),
     ("sh", &shells::SHELL),
     ("shift", &Row::BUILTIN),
     ("shopt", &Row::BUILTIN),
@@ -186,26 +203,37 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("unlink", &files::RM),
     ("unset", &Row::BUILTIN),
     ("until", &Row::KEYWORD),
+    ("vgremove", &disks::LVM_REMOVE),
     ("vi", &editors::VIM),
     ("vim", &editors::VIM),
     ("wait", &Row::BUILTIN),
     ("watch", &wrappers::WATCH),
     ("while", &Row::KEYWORD),
+    ("wipefs", &disks::WIPEFS),
     ("xargs", &wrappers::XARGS),
     ("yarn", &Row::SUBCOMMAND),
     ("yash", &shells::SHELL),
+    ("zpool", &disks::ZPOOL),
     ("zsh", &shells::SHELL),
     ("{", &Row::KEYWORD),
     ("}", &Row::KEYWORD),
 ];
 
-/// The row of the program `name` (basename, as the splitter leaves it), if the table has one.
+/// Families named by a prefix, for names no list can hold (`mkfs.ext4`, `mkfs.anything`):
+/// looked up only when [`PROGRAMS`] has no row for the exact name.
+pub(crate) static PREFIXES: &[(&str, &Row)] = &[("mkfs", &disks::MAKE)];
+
+/// The row of the program `name` (basename, as the splitter leaves it), if the table has one:
+/// its own, else its prefix family's.
 #[must_use]
 pub(crate) fn find(name: &str) -> Option<&'static Row> {
-    PROGRAMS
-        .binary_search_by(|(n, _)| (*n).cmp(name))
-        .ok()
-        .map(|i| PROGRAMS[i].1)
+    match PROGRAMS.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        Ok(i) => Some(PROGRAMS[i].1),
+        Err(_) => PREFIXES
+            .iter()
+            .find(|(prefix, _)| name.starts_with(prefix))
+            .map(|(_, row)| *row),
+    }
 }
 
 /// How the splitter reads `argv` (non-empty, program already normalised): the row's
@@ -257,6 +285,9 @@ mod tests {
             assert!(find(name).is_some(), "{name}");
         }
         assert!(find("nosuchprogram").is_none());
+        // A prefix family: any `mkfs…` the list does not name.
+        assert!(find("mkfs.btrfs").is_some() && find("mkfsx").is_some());
+        assert!(find("xmkfs").is_none());
         assert!(find("").is_none());
     }
 
