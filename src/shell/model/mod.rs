@@ -28,7 +28,6 @@
 //! Pure: no I/O; the caller supplies the [`Context`] (working directory, home, repository
 //! root, `$CALLUS_HOME`). Never panics.
 
-mod destroy;
 pub(crate) mod effect;
 mod find;
 mod flows;

@@ -153,7 +153,6 @@ impl Walk<'_> {
             };
             effects(self, &call, fx);
         }
-        self.sql(p, args, seg, d, fx);
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
         // What this stage contributes to the rest of its pipeline.

@@ -11,7 +11,7 @@
 //! - the files it writes ([`Row::writes`], read by `shell::writes`);
 //! - the effects the model reads from it ([`Row::effects`], a function of the walk's state).
 //!
-//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`, `disks.rs`,
+//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`, `disks.rs`, `data.rs`,
 //! `privilege.rs`, `files.rs`, `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
 //! multiplexers that only shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in its family file, one
 //! line here, and its tests (see `docs/architecture.md`, "Adding a program").
@@ -22,10 +22,11 @@
 //! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
 //! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
 //! ask it. What is not in a row yet: the model's passes that every segment goes through
-//! (SQL clients, shells and interpreters running code, network senders),
-//! which still key on the name lists in `model/net.rs` and `model/destroy.rs`.
+//! (shells and interpreters running code, network senders), which still key on the name
+//! lists in `model/net.rs`.
 
 mod builtins;
+mod data;
 mod disks;
 mod editors;
 mod files;
@@ -60,6 +61,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("az", &net::UPLOADER),
     ("bash", &shells::SHELL),
     ("blkdiscard", &disks::MAKE),
+    ("bq", &data::CLIENT),
     ("break", &Row::BUILTIN),
     ("brew", &Row::SUBCOMMAND),
     ("builtin", &builtins::BUILTIN),
@@ -73,9 +75,13 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("chgrp", &files::CHMOD),
     ("chmod", &files::CHMOD),
     ("chown", &files::CHMOD),
+    ("clickhouse", &data::CLIENT),
+    ("clickhouse-client", &data::CLIENT),
+    ("cockroach", &data::CLIENT),
     ("command", &builtins::COMMAND),
     ("continue", &Row::BUILTIN),
     ("cp", &files::COPY),
+    ("cqlsh", &data::CLIENT),
     ("crontab", &machine::CRONTAB),
     ("cryptsetup", &disks::CRYPTSETUP),
     ("csh", &shells::SHELL),
@@ -88,6 +94,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("doas", &privilege::DOAS),
     ("docker", &machine::CONTAINER_SUBCOMMAND),
     ("done", &Row::KEYWORD),
+    ("dropdb", &data::CLIENT),
+    ("duckdb", &data::CLIENT),
     ("echo", &builtins::ECHO),
     ("ed", &editors::EX),
     ("elif", &Row::KEYWORD),
@@ -130,11 +138,16 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("local", &Row::BUILTIN),
     ("lvremove", &disks::LVM_REMOVE),
     ("make", &Row::SUBCOMMAND),
+    ("mariadb", &data::CLIENT),
     ("mke2fs", &disks::MAKE),
     ("mkfs", &disks::MAKE),
     ("mksh", &shells::SHELL),
     ("mkswap", &disks::MAKE),
+    ("mongo", &data::CLIENT),
+    ("mongosh", &data::CLIENT),
     ("mv", &files::MV),
+    ("mysql", &data::CLIENT),
+    ("mysqladmin", &data::CLIENT),
     ("nerdctl", &machine::CONTAINER),
     ("newfs", &disks::MAKE),
     ("nice", &wrappers::NICE),
@@ -151,7 +164,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("popd", &Row::BUILTIN),
     ("poweroff", &machine::POWER),
     ("printf", &builtins::PRINTF),
-    ("psql", &Row::SUBCOMMAND),
+    ("psql", &data::PSQL),
     ("pushd", &builtins::PUSHD),
     ("pvremove", &disks::LVM_REMOVE),
     ("python", &Row::SUBCOMMAND),
@@ -161,6 +174,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("readonly", &Row::BUILTIN),
     ("reboot", &machine::POWER),
     ("red", &editors::EX),
+    ("redis-cli", &data::CLIENT),
     ("return", &Row::BUILTIN),
     ("rm", &files::RM),
     ("rmdir", &files::RM),
@@ -180,7 +194,11 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("shred", &files::SHRED),
     ("shutdown", &machine::POWER),
     ("sleep", &Row::BUILTIN),
+    ("snowsql", &data::CLIENT),
     ("source", &builtins::SOURCE),
+    ("sqlcmd", &data::CLIENT),
+    ("sqlite", &data::CLIENT),
+    ("sqlite3", &data::CLIENT),
     ("srm", &files::RM),
     ("ssh", &net::SSH),
     ("stdbuf", &wrappers::STDBUF),
