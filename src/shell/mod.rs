@@ -71,6 +71,13 @@
 //! leaves `$a`), brace expansion outside program position, aliases and functions' effect,
 //! remote commands (`ssh host CMD`, `docker exec`), `$(<file)`, and `case` inside `$(…)` that
 //! is not in command position.
+//!
+//! # Layout (imports run up this list, never down)
+//! [`syntax`] (the bash syntax, naming no program) → [`options`] (the one option engine) →
+//! the model's vocabulary (`model::effect`, `model::paths`, `model::net`, `model::walk`) →
+//! [`programs`] (the program table: one row per program, one file per family) → what asks
+//! the table: [`split`] here, [`program`] and `shape` (record and derive), [`writes`] and
+//! [`pipelines`](mod@pipelines) (rule modes), and the model's walk (`model/segment.rs`, [`model::analyse`]).
 
 pub(crate) mod blame;
 pub(crate) mod model;

@@ -3,8 +3,8 @@
 //! Steps, repeated while a transparent wrapper is peeled off: drop leading assignments
 //! (`FOO=1`, `A+=x`, `a[i]=v`; judged on the word's value, so even a quoted `'FOO=1'` goes —
 //! erring towards more matches); strip the program's path prefix (`/usr/bin/rm` → `rm`);
-//! classify the program (the function value
-//! [`Sink::classify`], given by the program table: this file names no program). Then:
+//! classify the program through [`Sink::classify`], the program table's answer handed down
+//! as a value (this file names no program). Then:
 //! - a **transparent** wrapper (`env`, `timeout`, `nohup` …) is replaced by its command;
 //! - a **meaningful** wrapper (`sudo`, `xargs`, `find -exec` …) is emitted, and its command
 //!   is emitted one level deeper ([`Origin::Wrapped`]);
