@@ -19,9 +19,9 @@ pub use crate::redact::redact;
 pub use crate::rules::Subject;
 pub use crate::rules::layers::RuleSet;
 pub use crate::rules::parse::{TOP_LEVEL_KEYS, document_from_value};
-pub use crate::shell::effects::{pipelines, write_targets};
-pub use crate::shell::quote::quote;
 pub use crate::shell::split;
+pub use crate::shell::syntax::quote::quote;
+pub use crate::shell::{pipelines::pipelines, writes::write_targets};
 pub use crate::store::audit::{AcsVerdict, AuditFired, AuditRecord, append, chain_hash};
 pub use crate::store::open as open_store;
 

@@ -9,7 +9,7 @@
 //!   and Claude Code's `PowerShell` keep theirs; Gemini CLI's `run_shell_command` is listed
 //!   for rows stored under the host's own name).
 //! - [`command_text`]: `command` (else `cmd`) as a string is the text as is; an argv array is
-//!   joined with Bash quoting ([`crate::shell::quote`]), so the split reads back the same
+//!   joined with Bash quoting ([`crate::shell::syntax::quote`]), so the split reads back the same
 //!   words. An argv that only wraps a script — `bash -lc SCRIPT`, `sh -c`, `zsh -c` (any
 //!   shell of the usual names, a `-…c` cluster), `pwsh`/`powershell -Command SCRIPT`,
 //!   `cmd /c SCRIPT` — is the script body alone. The body is what the model wrote: a host
@@ -137,7 +137,7 @@ pub(crate) fn argv_text(words: &[Value]) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(script));
     }
     let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-    Some(Cow::Owned(crate::shell::quote::quote(&owned)))
+    Some(Cow::Owned(crate::shell::syntax::quote::quote(&owned)))
 }
 
 /// The script an argv only wraps: `SHELL [-opts] -…c SCRIPT [ARGS…]`,
@@ -147,7 +147,7 @@ fn wrapped_script<'w>(words: &[&'w str]) -> Option<&'w str> {
     let name = program_name(program);
     // The shells are the command model's (`bash`, `sh`, `zsh`, `dash`, `fish` …), whose
     // `-c` (in a cluster: `-lc`, `-ic`) runs the next word as a script.
-    let is_flag: fn(&str) -> bool = if crate::shell::model::is_shell_name(&name) {
+    let is_flag: fn(&str) -> bool = if crate::shell::programs::is_shell_name(&name) {
         |w| w.len() > 1 && w.starts_with('-')
     } else if matches!(name.as_str(), "pwsh" | "powershell") {
         |w| w.starts_with('-')

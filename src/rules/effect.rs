@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::host::call::Call;
 use crate::shell::Split;
 use crate::shell::model::paths::Class;
-use crate::shell::model::{Context, Effect, analyse_split};
+use crate::shell::model::{Context, Effect, EffectKind, analyse_split};
 
 /// The effects of one call, against the context it carries. `split` is the shell split of
 /// the command text, when the caller already has it. Only a tool that
@@ -136,9 +136,9 @@ fn path_effect(delete: bool, tool: &str, path: &str, ctx: &Context, out: &mut Ve
         return;
     }
     let (kind, verb) = if delete {
-        ("deletes", format!("deletes {resolved}"))
+        (EffectKind::Deletes, format!("deletes {resolved}"))
     } else {
-        ("writes", format!("writes {resolved}"))
+        (EffectKind::Writes, format!("writes {resolved}"))
     };
     let via = tool.to_string();
     let attrs: &[(&str, &str)] = if delete {

@@ -22,7 +22,7 @@
 //!   written (`rm "$f"` → `rm $f`, `echo $(ls)` → `echo $(ls)`).
 //!
 //! # Design choices
-//! - **Wrappers** (full table in `wrappers.rs`). *Transparent* ones — `env` (with `-i`, `-u`,
+//! - **Wrappers** (full table in `programs/`). *Transparent* ones — `env` (with `-i`, `-u`,
 //!   `-S STR`), `timeout`, `nice`, `ionice`, `nohup`, `time`, `command` (not `-v`/`-V`),
 //!   `exec`, `builtin`, `stdbuf`, `setsid`, `busybox` — say nothing a rule needs, so they are
 //!   replaced by the command they run: `env -i PATH=/bin timeout 5 rm -rf /` is the one segment
@@ -71,31 +71,35 @@
 //! leaves `$a`), brace expansion outside program position, aliases and functions' effect,
 //! remote commands (`ssh host CMD`, `docker exec`), `$(<file)`, and `case` inside `$(…)` that
 //! is not in command position.
+//!
+//! # Layout (imports run up this list, never down)
+//! [`syntax`] (the bash syntax, naming no program) → [`options`] (the one option engine) →
+//! the model's vocabulary (`model::effect`, `model::paths`, `model::net`, `model::walk`) →
+//! [`programs`] (the program table: one row per program, one file per family) → what asks
+//! the table: [`split`] here, [`program`] and `shape` (record and derive), [`writes`] and
+//! [`pipelines`](mod@pipelines) (rule modes), and the model's walk (`model/segment.rs`, [`model::analyse`]).
 
 pub(crate) mod blame;
-pub(crate) mod effects;
-mod expand;
-mod lexer;
 pub(crate) mod model;
-mod normalise;
-mod parse;
+pub(crate) mod options;
+pub(crate) mod pipelines;
 pub(crate) mod program;
-pub(crate) mod quote;
+pub(crate) mod programs;
 mod shape;
-mod sink;
-mod token;
-mod wrappers;
+pub(crate) mod syntax;
+pub(crate) mod writes;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use effects::{pipelines, segment_writes, write_targets};
-pub(crate) use normalise::is_assignment;
+pub(crate) use pipelines::pipelines;
+pub(crate) use shape::shape;
+pub(crate) use syntax::normalise::is_assignment;
 #[cfg(test)]
-pub(crate) use quote::quote;
-pub(crate) use shape::{MULTIPLEXERS, shape};
+pub(crate) use syntax::quote::quote;
+pub(crate) use writes::{segment_writes, write_targets};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up
 /// with [`Split::complete`] `false`; bounds recursion on hostile input.
@@ -241,12 +245,12 @@ pub struct Split {
 /// incomplete.
 #[must_use]
 pub fn split(command: &str) -> Split {
-    let mut sink = sink::Sink::default();
-    let ctx = sink::Ctx {
+    let mut sink = syntax::sink::Sink::new(programs::classify);
+    let ctx = syntax::sink::Ctx {
         in_loop: None,
         origin: Origin::Direct,
     };
-    parse::split_into(command, 0, &ctx, &mut sink);
+    syntax::parse::split_into(command, 0, &ctx, &mut sink);
     Split {
         segments: sink.segments,
         complete: sink.problem.is_none(),

@@ -8,19 +8,11 @@
 //! whether the splitter already unwrapped `timeout 5 psql` or not. The shape is callusguard's
 //! (spec §6.4): the program's basename, plus the next word for a multiplexer (`git push`,
 //! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
-//! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program.
+//! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program: the program table's
+//! [`Shape`] of each says which are, and which take a subcommand.
 
-use crate::shell::{MULTIPLEXERS, Segment, is_assignment};
-
-/// Shell builtins and control words: never a candidate's program.
-const NOT_PROGRAMS: &[&str] = &[
-    "cd", "export", "set", "unset", "source", ".", "for", "while", "until", "if", "then", "else",
-    "elif", "fi", "do", "done", "case", "esac", "in", "select", "function", "echo", "printf",
-    "sleep", "true", "false", ":", "test", "[", "[[", "]]", "exit", "return", "local", "declare",
-    "typeset", "readonly", "shift", "wait", "read", "trap", "pushd", "popd", "dirs", "alias",
-    "unalias", "ulimit", "umask", "break", "continue", "let", "{", "}", "!", "type", "hash",
-    "shopt", "eval", "exec", "builtin", "command",
-];
+use crate::shell::programs::{Role, Shape, find, transparent_start};
+use crate::shell::{Segment, is_assignment};
 
 /// Words that open a compound command and are followed by a command (`while ! pg_isready`).
 const LEADING_CONTROL: &[&str] = &[
@@ -81,7 +73,7 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
         }
     }
     let mut rest: Vec<&str> = words.collect();
-    unwrap_wrappers(&mut rest);
+    unwrap_wrappers(&mut rest)?;
     let first = rest.first()?;
     let word = first
         .trim_start_matches(['(', '{', '`', '\\'])
@@ -94,12 +86,13 @@ pub(crate) fn program(seg: &Segment) -> Option<Program> {
             .raw
             .split_whitespace()
             .any(|w| w.strip_suffix(head).is_some_and(|p| p.ends_with('/')));
-    if head.is_empty() || NOT_PROGRAMS.contains(&head) || head.starts_with('$') {
+    let row = find(head);
+    if head.is_empty() || row.is_some_and(|r| r.shape == Shape::Never) || head.starts_with('$') {
         return None;
     }
     let mut shape = head.to_string();
     let mut used = 1;
-    if MULTIPLEXERS.contains(&head)
+    if row.is_some_and(|r| r.shape == Shape::Subcommand)
         && let Some(next) = rest.get(1)
         && is_subcommand(next)
     {
@@ -125,52 +118,25 @@ fn is_subcommand(word: &str) -> bool {
         && !word.contains(['@', '=', '\'', '"'])
 }
 
-/// Drop `env`, `command`, `exec`, `nohup`, `time`, `nice`, `timeout`, `stdbuf` and their
-/// options from the front of `words`.
-fn unwrap_wrappers(words: &mut Vec<&str>) {
+/// Drop transparent wrappers (`env`, `nohup`, `timeout 5` …) with their options and the
+/// assignments after them from the front of `words`, where the splitter's normalisation
+/// would ([`transparent_start`], the same option grammars); `None` when a transparent
+/// wrapper runs nothing (`nohup` alone, `command -v x`): it is never the program.
+fn unwrap_wrappers(words: &mut Vec<&str>) -> Option<()> {
     loop {
-        let Some(first) = words.first() else { return };
-        let name = first.rsplit('/').next().unwrap_or(first);
-        let skip = match name {
-            "env" => {
-                1 + words[1..]
-                    .iter()
-                    .take_while(|w| w.starts_with('-') || is_assignment(w))
-                    .count()
-            }
-            "command" | "exec" | "nohup" | "time" | "builtin" => {
-                1 + words[1..].iter().take_while(|w| w.starts_with('-')).count()
-            }
-            "nice" | "stdbuf" => {
-                let mut n = 1;
-                while let Some(w) = words.get(n) {
-                    if *w == "-n" {
-                        n += 2;
-                    } else if w.starts_with('-') {
-                        n += 1;
-                    } else {
-                        break;
-                    }
-                }
-                n
-            }
-            "timeout" => {
-                let mut n = 1;
-                while let Some(w) = words.get(n) {
-                    if matches!(*w, "-s" | "-k" | "--signal" | "--kill-after") {
-                        n += 2;
-                    } else if w.starts_with('-') {
-                        n += 1;
-                    } else {
-                        break;
-                    }
-                }
-                // The duration.
-                n + 1
-            }
-            _ => return,
+        let Some(first) = words.first() else {
+            return Some(());
         };
-        words.drain(..skip.min(words.len()));
+        let name = first.rsplit('/').next().unwrap_or(first);
+        if !find(name).is_some_and(|r| matches!(r.role, Role::Transparent(_))) {
+            return Some(());
+        }
+        let mut argv: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        argv[0] = name.to_string();
+        let start = transparent_start(&argv)?;
+        words.drain(..start);
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        words.drain(..assignments);
     }
 }
 
@@ -284,5 +250,36 @@ mod tests {
         assert_eq!(prog(cmd, "").unwrap().shape, "ls");
         // Leftovers of a redirection are not programs.
         assert_eq!(prog("cargo test 2>&1", "").unwrap().shape, "cargo test");
+    }
+
+    #[test]
+    fn transparent_wrappers_are_skipped_by_their_grammars() {
+        use crate::shell::Segment;
+        let seg = |words: &str| Segment {
+            argv: words.split_whitespace().map(String::from).collect(),
+            text: words.to_string(),
+            raw: words.to_string(),
+            depth: 0,
+            redirects: Vec::new(),
+            in_loop: None,
+            origin: crate::shell::Origin::Direct,
+            piped: false,
+        };
+        let shape = |w: &str| super::program(&seg(w)).map(|p| p.shape);
+        // Unsplit words (the splitter already removed these): values of the wrappers'
+        // options are skipped, as the splitter skips them.
+        assert_eq!(
+            shape("stdbuf -o L env -u X A=1 git push").as_deref(),
+            Some("git push")
+        );
+        assert_eq!(
+            shape("timeout -s KILL 5 nice -n 3 psql").as_deref(),
+            Some("psql")
+        );
+        assert_eq!(shape("exec -a name /bin/ls -l").as_deref(), Some("ls"));
+        // A wrapper that runs nothing is no program.
+        assert_eq!(shape("nohup"), None);
+        assert_eq!(shape("command -v psql"), None);
+        assert_eq!(shape("env A=1"), None);
     }
 }

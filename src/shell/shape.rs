@@ -7,31 +7,7 @@
 //! `psql`) and a `sudo` segment has shape `sudo` while the command it runs has its own.
 
 use crate::shell::Segment;
-
-/// Programs whose first non-option argument is part of the shape (spec §6.4, in its order).
-pub(crate) const MULTIPLEXERS: &[&str] = &[
-    "git",
-    "npm",
-    "pnpm",
-    "yarn",
-    "docker",
-    "kubectl",
-    "cargo",
-    "go",
-    "pip",
-    "pip3",
-    "python",
-    "python3",
-    "psql",
-    "aws",
-    "gcloud",
-    "make",
-    "brew",
-    "apt",
-    "apt-get",
-    "systemctl",
-    "launchctl",
-];
+use crate::shell::programs::{Shape, find};
 
 /// The command shape of `segment`: `""` for a segment without a program.
 #[must_use]
@@ -47,7 +23,9 @@ pub(crate) fn shape(segment: &Segment) -> String {
         .unwrap_or(head);
     match words.next() {
         Some(next)
-            if MULTIPLEXERS.contains(&head) && !next.is_empty() && !next.starts_with('-') =>
+            if find(head).is_some_and(|r| r.shape == Shape::Subcommand)
+                && !next.is_empty()
+                && !next.starts_with('-') =>
         {
             format!("{head} {next}")
         }

@@ -2,7 +2,8 @@
 //! tests that narrow what it selects.
 
 use super::Effect;
-use super::programs::Walk;
+use super::effect::EffectKind;
+use super::walk::Walk;
 
 /// `find` predicates that narrow what `-delete` removes.
 const NARROW: &[&str] = &[
@@ -38,7 +39,7 @@ const NARROW: &[&str] = &[
 impl Walk<'_> {
     /// Does one of `find`'s tests narrow what it selects? A name or path test whose pattern
     /// matches every name (`-name '*'`, `-path '*'`, `-regex '.*'`) narrows nothing.
-    pub(super) fn narrows(args: &[String]) -> bool {
+    pub(crate) fn narrows(args: &[String]) -> bool {
         args.iter().enumerate().any(|(i, a)| {
             NARROW.contains(&a.as_str()) && {
                 let value = args.get(i + 1).map(|v| v.trim_matches(['\'', '"']));
@@ -54,7 +55,7 @@ impl Walk<'_> {
         })
     }
 
-    pub(super) fn find(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn find(&self, args: &[String], fx: &mut Vec<Effect>) {
         let roots: Vec<&String> = args
             .iter()
             .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
@@ -82,7 +83,7 @@ impl Walk<'_> {
                 if path.is_empty() { "." } else { &path }
             );
             fx.push(Effect::on_path(
-                "deletes",
+                EffectKind::Deletes,
                 &verb,
                 &[
                     ("recursive", if narrow { "filtered" } else { "true" }),

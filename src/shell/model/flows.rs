@@ -2,67 +2,14 @@
 //! command's arguments (`curl -d @.env`, `scp ~/.ssh/id_rsa host:`), a secret or the
 //! environment read earlier in the same pipeline (`env | nc`), and socket tools that run a
 //! program for the peer (`nc -e`, `socat … EXEC:`) or sit in a pipeline with a shell.
+//! (Cloud CLIs uploading a file and gawk's sockets are rows of the program table,
+//! `shell/programs/net.rs` and `editors.rs`.)
 
 use super::Effect;
 use super::net;
-use super::programs::{Walk, remote_shell, sends_secret};
+use super::walk::{Walk, remote_shell, sends_secret};
 
 impl Walk<'_> {
-    /// gawk's network special files (`/inet/tcp/0/HOST/PORT`) read as commands and answered
-    /// through a coprocess (`|&`): a remote shell in awk.
-    pub(super) fn awk_socket(p: &str, args: &[String], fx: &mut Vec<Effect>) {
-        if matches!(p, "awk" | "gawk")
-            && args
-                .iter()
-                .any(|a| (a.contains("/inet/tcp/") || a.contains("/inet/udp/")) && a.contains("|&"))
-        {
-            fx.push(remote_shell("gawk reads commands from a network socket"));
-        }
-    }
-
-    /// Cloud CLIs that upload a local file: `aws s3 cp|mv|sync SRC s3://…`, `gsutil cp SRC
-    /// gs://…`, `gh gist create FILE`, `az storage blob upload --file FILE`.
-    pub(super) fn uploads(&self, p: &str, args: &[String], d: usize, fx: &mut Vec<Effect>) {
-        let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let sources: Vec<&String> = match p {
-            "aws"
-                if operands.first().is_some_and(|a| *a == "s3")
-                    && operands
-                        .get(1)
-                        .is_some_and(|a| matches!(a.as_str(), "cp" | "mv" | "sync"))
-                    && operands.last().is_some_and(|a| a.starts_with("s3://")) =>
-            {
-                operands[2..operands.len() - 1].to_vec()
-            }
-            "gsutil"
-                if operands
-                    .first()
-                    .is_some_and(|a| matches!(a.as_str(), "cp" | "mv" | "rsync"))
-                    && operands.last().is_some_and(|a| a.starts_with("gs://")) =>
-            {
-                operands[1..operands.len() - 1].to_vec()
-            }
-            "gh" if operands.first().is_some_and(|a| *a == "gist")
-                && operands.get(1).is_some_and(|a| *a == "create") =>
-            {
-                operands[2..].to_vec()
-            }
-            "az" => args
-                .windows(2)
-                .filter(|w| w[0] == "--file" || w[0] == "-f")
-                .map(|w| &w[1])
-                .collect(),
-            _ => return,
-        };
-        if let Some(s) = sources.into_iter().find(|s| net::is_secret(s)) {
-            fx.push(sends_secret(s, p));
-        } else if let Some(s) = self.pipes[d].secret.clone()
-            && (p == "gh" || operands.iter().any(|o| *o == "-"))
-        {
-            fx.push(sends_secret(&s, p));
-        }
-    }
-
     pub(super) fn network(&mut self, p: &str, args: &[String], d: usize, fx: &mut Vec<Effect>) {
         if !net::SENDERS.contains(&p)
             || p == "openssl" && args.first().is_none_or(|a| a != "s_client")

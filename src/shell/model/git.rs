@@ -4,10 +4,12 @@
 //! work or rewrite shared history yield `discards-git-work` and `pushes` effects.
 
 use super::Effect;
-use super::grammar::{Grammar, parse};
+use super::effect::EffectKind;
+use crate::shell::options::{Grammar, parse};
 
 const GLOBAL: Grammar = Grammar {
     short_value: "Cc",
+    short_optional: "",
     long: &[
         ("git-dir", true),
         ("work-tree", true),
@@ -32,10 +34,12 @@ const GLOBAL: Grammar = Grammar {
         ("info-path", false),
     ],
     stop_at_operand: true,
+    last: &[],
 };
 
 const PUSH: Grammar = Grammar {
     short_value: "o",
+    short_optional: "",
     long: &[
         ("force", false),
         ("force-with-lease", false),
@@ -63,10 +67,12 @@ const PUSH: Grammar = Grammar {
         ("recurse-submodules", false),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const RESET: Grammar = Grammar {
     short_value: "",
+    short_optional: "",
     long: &[
         ("hard", false),
         ("soft", false),
@@ -79,10 +85,12 @@ const RESET: Grammar = Grammar {
         ("pathspec-from-file", true),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CHECKOUT: Grammar = Grammar {
     short_value: "bB",
+    short_optional: "",
     long: &[
         ("force", false),
         ("ours", false),
@@ -101,10 +109,12 @@ const CHECKOUT: Grammar = Grammar {
         ("source", true),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CLEAN: Grammar = Grammar {
     short_value: "e",
+    short_optional: "",
     long: &[
         ("force", false),
         ("dry-run", false),
@@ -113,10 +123,12 @@ const CLEAN: Grammar = Grammar {
         ("exclude", true),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const PLAIN_GIT: Grammar = Grammar {
     short_value: "m",
+    short_optional: "",
     long: &[
         ("force", false),
         ("delete", false),
@@ -129,6 +141,7 @@ const PLAIN_GIT: Grammar = Grammar {
         ("dry-run", false),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 /// A path spec that covers the whole working tree.
@@ -141,7 +154,7 @@ fn whole_tree(p: &str) -> bool {
 
 fn discard(scope: &str, via: &str) -> Effect {
     Effect::plain(
-        "discards-git-work",
+        EffectKind::DiscardsGitWork,
         &[("scope", scope), ("via", via)],
         format!("discards uncommitted or unrecoverable git work ({scope}) with {via}"),
     )
@@ -347,7 +360,7 @@ fn push(rest: &[String], out: &mut Vec<Effect>) {
             continue;
         }
         out.push(Effect::plain(
-            "pushes",
+            EffectKind::Pushes,
             &[("mode", mode), ("remote", remote), ("ref", &r)],
             match r.as_str() {
                 "?" => format!("{mode}-pushes the current branch to {remote}"),

@@ -5,7 +5,8 @@
 //! `FileUtils.rm_rf`, `remove_dir_all`) is a recursive delete; a control-plane literal in
 //! code that writes, removes or renames is a control-plane write.
 
-use super::programs::Walk;
+use super::effect::EffectKind;
+use super::walk::Walk;
 use super::{Class, Effect, analyse};
 
 /// The quoted string literals of some code (between `'…'` or `"…"`), short ones only.
@@ -92,7 +93,7 @@ impl Walk<'_> {
                 let (class, path) = self.class(lit);
                 if class == Class::ControlPlane {
                     fx.push(Effect::on_path(
-                        "writes",
+                        EffectKind::Writes,
                         &format!("{p} code writes {path}"),
                         &[("via", p)],
                         class,

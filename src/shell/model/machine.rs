@@ -9,13 +9,15 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
-use super::grammar::{Grammar, parse};
-use super::programs::Walk;
-use super::{Class, Context, Effect, net};
+use super::effect::EffectKind;
+use super::walk::Walk;
+use super::{Class, Context, Effect};
 use crate::shell::Segment;
+use crate::shell::options::{Grammar, parse};
 
 const SETFACL: Grammar = Grammar {
     short_value: "mMxX",
+    short_optional: "",
     long: &[
         ("modify", true),
         ("modify-file", true),
@@ -35,12 +37,15 @@ const SETFACL: Grammar = Grammar {
         ("test", false),
     ],
     stop_at_operand: false,
+    last: &[],
 };
 
 const CRONTAB: Grammar = Grammar {
     short_value: "uc",
+    short_optional: "",
     long: &[],
     stop_at_operand: false,
+    last: &[],
 };
 
 /// `docker run` / `podman run` options that take a value (the image is the first operand
@@ -266,7 +271,7 @@ const MAX_NESTED: u8 = 3;
 
 impl Walk<'_> {
     /// `setfacl [-R] -m ACL PATH…`: a permission change on each path.
-    pub(super) fn acl(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn acl(&self, args: &[String], fx: &mut Vec<Effect>) {
         let o = parse(args, &SETFACL);
         let rec = o.flag('R', "recursive");
         let mode = ["-m", "--modify", "--set", "-x", "--remove"]
@@ -276,7 +281,7 @@ impl Walk<'_> {
         for t in &o.operands {
             let (class, path) = self.class(t);
             fx.push(Effect::on_path(
-                "changes-permissions",
+                EffectKind::ChangesPermissions,
                 &format!(
                     "changes the access control list of {path}{}",
                     if rec { " recursively" } else { "" }
@@ -293,7 +298,7 @@ impl Walk<'_> {
     }
 
     /// `install -m 4755 /bin/bash DEST`: a copy with the setuid/setgid bit, as `chmod u+s`.
-    pub(super) fn install_mode(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn install_mode(&self, args: &[String], fx: &mut Vec<Effect>) {
         let mode = args.iter().enumerate().find_map(|(i, a)| {
             if a == "-m" || a == "--mode" {
                 args.get(i + 1).map(String::as_str)
@@ -316,7 +321,7 @@ impl Walk<'_> {
         if let Some(dest) = dest.filter(|_| setuid) {
             let (class, path) = self.class(dest);
             fx.push(Effect::on_path(
-                "escalates-privilege",
+                EffectKind::EscalatesPrivilege,
                 &format!("installs {path} with the setuid/setgid bit"),
                 &[("via", "setuid")],
                 class,
@@ -327,7 +332,7 @@ impl Walk<'_> {
 
     /// `crontab -r`, `crontab /dev/null`, `echo | crontab -`: every scheduled job of the user
     /// removed (`crontab -l`, `-e` and installing a file are not).
-    pub(super) fn crontab(&self, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
+    pub(crate) fn crontab(&self, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
         let o = parse(args, &CRONTAB);
         let user = o.values_of("-u").next().unwrap_or("the user");
         let empty_input = match o.operands.first().map(String::as_str) {
@@ -350,7 +355,7 @@ impl Walk<'_> {
         };
         if o.short.contains(&'r') || o.has_long("remove") || empty_input {
             fx.push(Effect::plain(
-                "deletes-schedule",
+                EffectKind::DeletesSchedule,
                 &[("via", "crontab"), ("user", user)],
                 format!("removes every scheduled job in the crontab of {user}"),
             ));
@@ -358,7 +363,7 @@ impl Walk<'_> {
     }
 
     /// `docker|podman|nerdctl run|create …`: effects on the host through bind mounts.
-    pub(super) fn container(&self, args: &[String], fx: &mut Vec<Effect>) {
+    pub(crate) fn container(&self, args: &[String], fx: &mut Vec<Effect>) {
         let mut sub = 0;
         if args.first().is_some_and(|a| a == "container") {
             sub = 1;
@@ -377,14 +382,14 @@ impl Walk<'_> {
             .first()
             .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
         let shell_like = run.command.is_empty()
-            || net::is_shell(program)
+            || crate::shell::programs::is_shell(program)
             || matches!(program, "chroot" | "nsenter" | "unshare");
         if shell_like && (run.privileged || !critical.is_empty()) {
             let over = critical
                 .first()
                 .map_or("the host (--privileged)", |m| &m.host);
             fx.push(Effect::plain(
-                "escalates-privilege",
+                EffectKind::EscalatesPrivilege,
                 &[("via", "container")],
                 format!("runs a root shell in a container over {over}"),
             ));
@@ -419,7 +424,7 @@ impl Walk<'_> {
             return;
         }
         NESTED.with(|n| n.set(depth + 1));
-        let inner = super::analyse(&crate::shell::quote::quote(&host_argv), &ctx);
+        let inner = super::analyse(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
         NESTED.with(|n| n.set(depth));
         for e in inner.effects {
             let path = e.line.rsplit_once(" path=").map(|(_, p)| p);

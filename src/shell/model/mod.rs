@@ -28,18 +28,19 @@
 //! Pure: no I/O; the caller supplies the [`Context`] (working directory, home, repository
 //! root, `$CALLUS_HOME`). Never panics.
 
-mod destroy;
+pub(crate) mod effect;
 mod find;
 mod flows;
-mod git;
-mod grammar;
+pub(crate) mod git;
 mod inline;
 mod machine;
-mod net;
+pub(crate) mod net;
 pub(crate) mod paths;
-mod programs;
+mod segment;
 mod state;
+pub(crate) mod walk;
 
+pub(crate) use effect::{Effect, EffectKind};
 pub(crate) use paths::Class;
 
 use crate::shell::{Split, split};
@@ -65,62 +66,6 @@ pub(crate) struct Context {
     /// Resolves symlinks of a path that exists (the caller's I/O; `None` keeps paths as
     /// written).
     pub realpath: Option<fn(&str) -> Option<String>>,
-}
-
-/// One thing a command does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Effect {
-    /// The effect's kind (`deletes`, `pushes` …).
-    pub kind: &'static str,
-    /// The line rules match: the kind, then `key=value` attributes, the path last
-    /// (`deletes class=system recursive=true via=rm path=/usr`).
-    pub line: String,
-    /// A sentence for people (`deletes /usr recursively: a system directory`).
-    pub human: String,
-}
-
-impl Effect {
-    fn new(kind: &'static str, attrs: &[(&str, &str)], human: String) -> Self {
-        let mut line = kind.to_string();
-        for (k, v) in attrs {
-            line.push(' ');
-            line.push_str(k);
-            line.push('=');
-            // One token per attribute, so `via=\S+` and `key=value` patterns hold; only the
-            // path, always last, is kept as written (it may contain blanks).
-            if *k == "path" {
-                line.push_str(v);
-            } else {
-                line.extend(v.chars().map(|c| if c.is_whitespace() { '_' } else { c }));
-            }
-        }
-        Effect { kind, line, human }
-    }
-
-    /// An effect on a classified path; `verb` names the path (`deletes /usr recursively`).
-    pub(crate) fn on_path(
-        kind: &'static str,
-        verb: &str,
-        attrs: &[(&str, &str)],
-        class: Class,
-        path: &str,
-    ) -> Self {
-        let mut all: Vec<(&str, &str)> = vec![("class", class.name())];
-        all.extend_from_slice(attrs);
-        all.push(("path", path));
-        Effect::new(kind, &all, format!("{verb}: {}", class.phrase()))
-    }
-
-    /// An effect without a path.
-    pub(crate) fn plain(kind: &'static str, attrs: &[(&str, &str)], human: String) -> Self {
-        Effect::new(kind, attrs, human)
-    }
-}
-
-/// Is `name` a shell (`bash`, `/bin/sh`, `zsh` …)?
-#[must_use]
-pub(crate) fn is_shell_name(name: &str) -> bool {
-    net::is_shell(name.rsplit('/').next().unwrap_or(name))
 }
 
 /// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
@@ -173,7 +118,7 @@ impl Analysis {
 
 fn limit(name: &str, why: &str) -> Effect {
     Effect::plain(
-        "exceeds-limit",
+        EffectKind::ExceedsLimit,
         &[("limit", name)],
         format!("cannot be analysed: {why} (limit {name})"),
     )
@@ -232,7 +177,7 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
 /// Walk the segments in order with the shell state they share (`runtime`: see
 /// [`paths::classify`]).
 fn effects_of(split: &Split, ctx: &Context, runtime: bool, out: &mut Analysis) {
-    let mut walk = programs::Walk::new(ctx);
+    let mut walk = walk::Walk::new(ctx);
     walk.runtime = runtime;
     for seg in &split.segments {
         walk.segment(seg, out);

@@ -25,11 +25,6 @@ pub(crate) const SENDERS: &[&str] = &[
 /// Raw-socket tools a remote shell is built from.
 pub(crate) const SOCKETS: &[&str] = &["nc", "ncat", "netcat", "socat", "telnet", "openssl"];
 
-/// Is `p` a shell ([`crate::shell::wrappers::SHELLS`], or `busybox` run as one)?
-pub(crate) fn is_shell(p: &str) -> bool {
-    p == "busybox" || crate::shell::wrappers::SHELLS.contains(&p)
-}
-
 /// The interpreter family of a program name (`python3.11` → `python`), if it is one.
 pub(crate) fn interpreter(p: &str) -> Option<&'static str> {
     let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');

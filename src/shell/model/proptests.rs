@@ -101,7 +101,7 @@ proptest! {
     #[test]
     fn analysing_arbitrary_text_never_panics(s in "\\PC{0,200}") {
         for e in analyse(&s, &ctx()).effects {
-            prop_assert!(e.line.starts_with(e.kind));
+            prop_assert!(e.line.starts_with(e.kind.as_str()));
             prop_assert!(!e.human.is_empty());
         }
     }

@@ -5,8 +5,8 @@
 //! lexical nesting) or the depth check (bounded substitution depth).
 
 use crate::shell::MAX_DEPTH;
-use crate::shell::lexer::{Dollar, Lexer, MAX_NEST, is_ident};
-use crate::shell::token::{Sub, SubKind, Tok, Word, rebase};
+use crate::shell::syntax::lexer::{Dollar, Lexer, MAX_NEST, is_ident};
+use crate::shell::syntax::token::{Sub, SubKind, Tok, Word, rebase};
 
 impl Lexer<'_> {
     /// `'…'` at `self.pos`: appends the literal contents.

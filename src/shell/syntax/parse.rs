@@ -10,10 +10,10 @@
 //!
 //! Segments are emitted in execution order: a command's substitutions before the command.
 
-use crate::shell::lexer::lex;
-use crate::shell::normalise::{self, Command};
-use crate::shell::sink::{Ctx, Sink};
-use crate::shell::token::{Op, Redir, Sub, SubKind, Tok, Word};
+use crate::shell::syntax::lexer::lex;
+use crate::shell::syntax::normalise::{self, Command};
+use crate::shell::syntax::sink::{Ctx, Sink};
+use crate::shell::syntax::token::{Op, Redir, Sub, SubKind, Tok, Word};
 use crate::shell::{LoopCtx, LoopKind, MAX_DEPTH, Origin, Redirect};
 
 /// Lexes and parses `src`, whose commands sit at `depth`.

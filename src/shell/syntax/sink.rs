@@ -1,7 +1,9 @@
 //! What a split carries down through every nesting level: the context a nested command
 //! inherits ([`Ctx`]), the sink that collects segments and the first problem ([`Sink`]),
 //! what the segments of one simple command share ([`Job`]), and the parser's entry point
-//! as a value ([`Split`]) so normalisation can split a script without importing the parser.
+//! as a value ([`Split`]) so normalisation can split a script without importing the parser,
+//! and the program table's reading of a command as a value ([`Classify`], giving a [`Kind`])
+//! so the syntax names no program.
 //!
 //! Guarantees: a nested segment identical to an earlier nested one is dropped (so
 //! `sh -c "$(x)"` yields `x` once); only the first problem is kept.
@@ -21,9 +23,29 @@ pub(crate) struct Ctx {
     pub(crate) origin: Origin,
 }
 
+/// What a program does with the rest of its argv.
+pub(crate) enum Kind {
+    /// Nothing special: emit as is.
+    Plain,
+    /// A transparent wrapper: replace the command with this one.
+    Unwrap(Vec<String>),
+    /// A meaningful wrapper: emit it, then each of these commands one level deeper.
+    Wraps(Vec<Vec<String>>),
+    /// A script runner: emit it, then split this script (if known) one level deeper.
+    Runs(Option<String>),
+    /// A printer: emit it; it prints this literal (if known).
+    Prints(Option<String>),
+}
+
+/// How a program reads the rest of its argv: the program table's answer, handed down as a
+/// value so the syntax names no program.
+pub(crate) type Classify = fn(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -> Kind;
+
 /// Collects segments and the first problem across all nesting levels.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Sink {
+    /// The program table's reading of a simple command (see [`Classify`]).
+    pub(crate) classify: Classify,
     pub(crate) segments: Vec<Segment>,
     pub(crate) problem: Option<String>,
     /// Wrapper words peeled off (`env`, `nice`, `sudo`, `xargs`, `eval` …), at every level.
@@ -36,6 +58,18 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
+    /// An empty sink that reads programs by `classify`.
+    pub(crate) fn new(classify: Classify) -> Self {
+        Sink {
+            classify,
+            segments: Vec::new(),
+            problem: None,
+            wrappers: 0,
+            too_deep: false,
+            nested: HashMap::new(),
+        }
+    }
+
     /// Records `p` unless a problem was already recorded.
     pub(crate) fn problem(&mut self, p: &str) {
         if self.problem.is_none() {

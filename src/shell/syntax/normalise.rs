@@ -3,7 +3,8 @@
 //! Steps, repeated while a transparent wrapper is peeled off: drop leading assignments
 //! (`FOO=1`, `A+=x`, `a[i]=v`; judged on the word's value, so even a quoted `'FOO=1'` goes —
 //! erring towards more matches); strip the program's path prefix (`/usr/bin/rm` → `rm`);
-//! classify the program (`wrappers::classify`). Then:
+//! classify the program through [`Sink::classify`], the program table's answer handed down
+//! as a value (this file names no program). Then:
 //! - a **transparent** wrapper (`env`, `timeout`, `nohup` …) is replaced by its command;
 //! - a **meaningful** wrapper (`sudo`, `xargs`, `find -exec` …) is emitted, and its command
 //!   is emitted one level deeper ([`Origin::Wrapped`]);
@@ -17,9 +18,8 @@
 //! Terminates on every input: each peel shortens the command, and each deeper level is
 //! bounded by [`MAX_DEPTH`].
 
-use crate::shell::quote::render_text;
-use crate::shell::sink::{Ctx, Job, Sink, Split};
-use crate::shell::wrappers::{Kind, classify};
+use crate::shell::syntax::quote::render_text;
+use crate::shell::syntax::sink::{Ctx, Job, Kind, Sink, Split};
 use crate::shell::{MAX_DEPTH, Origin, Redirect, Segment};
 
 /// How many transparent wrappers one command may peel off (each shortens it; this only
@@ -87,7 +87,7 @@ fn emit_argv(
             return None;
         };
         strip_path(first);
-        let kind = classify(&argv, job, depth, sink);
+        let kind = (sink.classify)(&argv, job, depth, sink);
         if matches!(kind, Kind::Unwrap(_) | Kind::Wraps(_))
             || matches!(kind, Kind::Runs(_)) && argv[0] == "eval"
         {

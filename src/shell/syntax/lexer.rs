@@ -16,7 +16,7 @@
 //! [`MAX_NEST`] lexical levels — past either, lexing stops with a problem recorded. The first
 //! problem met (unterminated quote, unbalanced paren …) is kept in [`Lexed::problem`].
 
-use crate::shell::token::{Heredoc, Op, Redir, Sub, SubKind, Tok, Word};
+use crate::shell::syntax::token::{Heredoc, Op, Redir, Sub, SubKind, Tok, Word};
 
 /// Lexical nesting (quotes in `${…}` in `$(…)` …) allowed before lexing gives up.
 pub(crate) const MAX_NEST: u32 = 64;
