@@ -16,6 +16,7 @@ mod failure;
 mod fixtures;
 mod index;
 mod layers;
+mod session_files;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -4,7 +4,10 @@
 //! session context comes from the payload and the running process (host, OS, cwd, `$SHELL`)
 //! and, for what only the recorder knows (sandbox, originator, and the shell when `$SHELL`
 //! is unset), from the store's `sessions` row; `PATH` is searched without spawning anything;
-//! paths are `stat`ed; earlier Reads are looked up in the store's rows of this session. The
+//! paths are `stat`ed; what the session saw and wrote of a file is looked up in the store's
+//! rows of this session that name its file (`condition::file_state`), and a file changed
+//! since the session last saw it when a shell command of the session wrote it since, or its
+//! modification time is newer than the end of the call that saw it. The
 //! store is opened at most once, and only if a question needs it. A question that cannot be
 //! answered (no store, a busy store, a `stat` error other than "not found") is unknown, and
 //! the guard then fires the rule.
@@ -16,6 +19,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::config::Home;
+use crate::rules::condition::file_state::{self, FileState};
 use crate::rules::condition::{self, Facts, Key, Stat};
 
 /// Facts about one call, answered lazily from the machine and the store.
@@ -99,6 +103,38 @@ impl<'a> Live<'a> {
         PathBuf::from(condition::resolve(cwd.as_deref().and_then(Path::to_str), p))
     }
 
+    /// This session's file events at the paths named like `p`'s file (its rows whose
+    /// summary holds that name: a query narrowed by the store, not a scan of the session).
+    fn files(&self, p: &str) -> Option<FileState> {
+        if self.session_id.is_empty() {
+            return None;
+        }
+        let name = file_state::file_name(p);
+        if name.is_empty() {
+            return Some(FileState::default());
+        }
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(file_state::CALLS_NAMING).ok()?;
+        let mut rows = stmt.query(rusqlite::params![self.session_id, name]).ok()?;
+        let mut files = FileState::default();
+        while let Some(row) = rows.next().ok()? {
+            let tool: String = row.get(0).ok()?;
+            let summary: String = row.get(1).ok()?;
+            let cwd: Option<String> = row.get(2).ok()?;
+            let start: Option<i64> = row.get(3).ok()?;
+            let end: Option<i64> = row.get(4).ok()?;
+            let start = start.unwrap_or(i64::MIN);
+            files.add(
+                &tool,
+                &summary,
+                cwd.as_deref().or(self.cwd),
+                start,
+                end.unwrap_or(start),
+            );
+        }
+        Some(files)
+    }
+
     /// Is an executable `name` in a directory of `PATH` (with `PATHEXT` on Windows)?
     fn search_path(&self, name: &str) -> bool {
         let path = (self.env)("PATH").unwrap_or_default();
@@ -162,23 +198,40 @@ impl Facts for Live<'_> {
     }
 
     fn read_in_session(&self, p: &str) -> Option<bool> {
-        if self.session_id.is_empty() {
-            return None;
-        }
         let want = condition::resolve(self.cwd, p);
-        let conn = self.conn()?;
-        let mut stmt = conn.prepare(condition::READS_OF_SESSION).ok()?;
-        let mut rows = stmt.query([self.session_id]).ok()?;
-        while let Some(row) = rows.next().ok()? {
-            let command: String = row.get(0).ok()?;
-            let cwd: Option<String> = row.get(1).ok()?;
-            if condition::read_path(&command)
-                .is_some_and(|read| condition::resolve(cwd.as_deref().or(self.cwd), &read) == want)
-            {
-                return Some(true);
-            }
+        Some(self.files(p)?.seen(&want, i64::MAX))
+    }
+
+    fn existed(&self, p: &str) -> Option<bool> {
+        match self.stat(p) {
+            Stat::Missing => Some(false),
+            Stat::Unknown => None,
+            _ => Some(true),
         }
-        Some(false)
+    }
+
+    fn changed_since_read(&self, p: &str) -> Option<bool> {
+        let want = condition::resolve(self.cwd, p);
+        let files = self.files(p)?;
+        let Some(seen) = files.seen_until(&want, i64::MAX) else {
+            return Some(false);
+        };
+        if files.written_since_seen(&want, i64::MAX) {
+            return Some(true);
+        }
+        match std::fs::metadata(self.path(p)).and_then(|m| m.modified()) {
+            Ok(mtime) => Some(millis(mtime) > seen),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+            Err(_) => None,
+        }
+    }
+}
+
+/// `t` in milliseconds since the Unix epoch (before it: negative).
+fn millis(t: std::time::SystemTime) -> i64 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
     }
 }
 
@@ -259,6 +312,60 @@ mod tests {
         let nosession = Live::new(&home, "codex", "", None, &none);
         assert_eq!(nosession.read_in_session("/w/a"), None);
         assert_eq!(nosession.context(Key::Cwd), None);
+    }
+
+    #[test]
+    fn the_session_state_of_a_file_from_the_store_and_its_modification_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::at(tmp.path());
+        let w = tmp.path().join("w");
+        std::fs::create_dir(&w).unwrap();
+        let a = w.join("a.rs");
+        std::fs::write(&a, "x").unwrap();
+        std::fs::write(w.join("b.rs"), "x").unwrap();
+        let set = |p: &Path, ms: u64| {
+            let f = std::fs::File::options().write(true).open(p).unwrap();
+            f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
+                .unwrap();
+        };
+        set(&a, 2_000);
+        set(&w.join("b.rs"), 1_000);
+        let cwd = w.to_str().unwrap();
+        let none = env_of(&[]);
+        let live = Live::new(&home, "claude-code", "s1", Some(cwd), &none);
+        assert_eq!(live.changed_since_read("a.rs"), None, "no store");
+        assert_eq!(live.existed("a.rs"), Some(true));
+        assert_eq!(live.existed("nope.rs"), Some(false));
+        let conn = crate::store::open(&home.db_path()).unwrap();
+        conn.execute(
+            "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, ended_ms, command, cwd)
+             VALUES ('r', 's1', 'claude-code', 'hook', 'Read', 'success', 1000, 2000, 'a.rs', ?1),
+                    ('b', 's1', 'claude-code', 'hook', 'Read', 'success', NULL, 1500, 'b.rs', ?1),
+                    ('c', 's1', 'claude-code', 'hook', 'Bash', 'success', 1600, NULL,
+                     'echo y >> b.rs', ?1)",
+            [cwd],
+        )
+        .unwrap();
+        let live = Live::new(&home, "claude-code", "s1", Some(cwd), &none);
+        // Modified when the Read ended: not after it.
+        assert_eq!(live.changed_since_read("a.rs"), Some(false));
+        assert_eq!(live.read_in_session("a.rs"), Some(true));
+        set(&a, 2_001);
+        assert_eq!(live.changed_since_read("a.rs"), Some(true), "one ms later");
+        // b.rs: the session's shell appended to it after its Read (an old mtime or not).
+        assert_eq!(live.changed_since_read("b.rs"), Some(true));
+        assert_eq!(live.changed_since_read("c.rs"), Some(false), "never seen");
+        assert_eq!(live.changed_since_read("/"), Some(false), "no file name");
+        std::fs::remove_file(&a).unwrap();
+        assert_eq!(live.changed_since_read("a.rs"), Some(false), "gone");
+        let nosession = Live::new(&home, "claude-code", "", Some(cwd), &none);
+        assert_eq!(nosession.changed_since_read("b.rs"), None);
+        assert_eq!(millis(std::time::UNIX_EPOCH), 0);
+        assert_eq!(
+            millis(std::time::UNIX_EPOCH - std::time::Duration::from_millis(5)),
+            -5
+        );
     }
 
     #[test]

@@ -15,7 +15,16 @@
 //!   session's other file-tool calls of the same path said (a directory error or a success),
 //!   else unknown: a Read that failed for another reason says nothing about the path's kind;
 //! - `file_larger_than`: the call's facts (`bytes` > N, or `over_limit`);
-//! - `not_read_in_session`: the successful Reads of the same session that started earlier.
+//! - `not_read_in_session`: the session's successful file-tool calls of the path that
+//!   started earlier (`condition::file_state`) say whether it saw the file; whether the file
+//!   existed before the call: the host's error refusing the call as unread or changed says
+//!   it did (the host says so only of an existing file), a missing-path error that it did
+//!   not, a file tool's success that it did — except a creating tool's (Write): one that
+//!   succeeded on a file the session had not seen made it (the host refuses to overwrite an
+//!   unseen file);
+//! - `changed_since_read`: the host's error saying the file changed since it was read (the
+//!   modification time the host compared, which no row keeps), or a shell command of the
+//!   session that wrote the path after the session last saw it.
 //!
 //! Anything else is unknown: the backtest then counts the call as not fired and says for how
 //! many calls each condition could not be replayed.
@@ -27,6 +36,7 @@ use std::rc::Rc;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
+use super::condition::file_state::{self, FileState};
 use super::condition::{self, Facts, Key, NoFacts, Stat};
 
 /// Where replayed conditions are answered from: the store the calls were scanned from.
@@ -45,8 +55,8 @@ struct Session {
     cwd: Option<String>,
     /// Each call's own evidence, by `tool_use_id`.
     calls: HashMap<String, Call>,
-    /// Successful Reads: (start, resolved path).
-    reads: Vec<(i64, String)>,
+    /// What the session's successful calls saw and wrote, by path.
+    files: FileState,
     /// What the session's file-tool calls said a resolved path is: a directory (an error
     /// saying so) or a file (a success).
     kinds: HashMap<String, Stat>,
@@ -134,7 +144,7 @@ fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
     }
     let mut stmt = conn.prepare(
         "SELECT tool_use_id, tool, status, coalesce(command, ''), cwd, error, exit_code, facts,
-                started_ms
+                started_ms, coalesce(ended_ms, started_ms)
          FROM tool_calls WHERE session_id = ?1",
     )?;
     let mut rows = stmt.query([id])?;
@@ -153,14 +163,11 @@ fn load(conn: &Connection, id: &str) -> rusqlite::Result<Session> {
         };
         let exit_code: Option<i64> = r.get(6)?;
         let cwd = call.cwd.as_deref().or(s.cwd.as_deref());
-        if call.status == "success"
-            && condition::READ_TOOLS.contains(&tool.as_str())
-            && let Some(path) = condition::read_path(&command)
-        {
-            s.reads.push((
-                call.started_ms.unwrap_or(i64::MIN),
-                condition::resolve(cwd, &path),
-            ));
+        if call.status == "success" {
+            let end: Option<i64> = r.get(9)?;
+            let start = call.started_ms.or(end).unwrap_or(i64::MIN);
+            s.files
+                .add(&tool, &command, cwd, start, end.unwrap_or(start));
         }
         if let Some(kind) = own_kind(&call)
             && let Some(path) = condition::read_path(&command)
@@ -333,11 +340,36 @@ impl Facts for CallFacts {
 
     fn read_in_session(&self, path: &str) -> Option<bool> {
         let want = condition::resolve(self.cwd(), path);
+        Some(self.session.files.seen(&want, self.started_ms))
+    }
+
+    fn existed(&self, path: &str) -> Option<bool> {
+        let call = self.call()?;
+        let error = call.error.as_deref().unwrap_or_default();
+        let want = condition::resolve(self.cwd(), path);
+        if file_state::says_not_read(error)
+            || file_state::says_changed(error)
+            || self.session.files.seen(&want, self.started_ms)
+        {
+            return Some(true);
+        }
+        let lower = error.to_ascii_lowercase();
+        if MISSING.iter().any(|m| lower.contains(m)) {
+            return Some(false);
+        }
+        (call.status == "success" && condition::FILE_TOOLS.contains(&call.tool.as_str()))
+            .then(|| !file_state::CREATE_TOOLS.contains(&call.tool.as_str()))
+    }
+
+    fn changed_since_read(&self, path: &str) -> Option<bool> {
+        let error = self.call()?.error.as_deref().unwrap_or_default();
+        let want = condition::resolve(self.cwd(), path);
         Some(
-            self.session
-                .reads
-                .iter()
-                .any(|(at, read)| *at < self.started_ms && *read == want),
+            file_state::says_changed(error)
+                || self
+                    .session
+                    .files
+                    .written_since_seen(&want, self.started_ms),
         )
     }
 }
@@ -469,5 +501,59 @@ mod tests {
             None
         );
         assert_eq!(h.facts("a", Some(9), 1).context(Key::Host), None);
+    }
+
+    #[test]
+    fn a_stored_call_answers_the_session_state_of_its_file() {
+        let conn = crate::store::open_in_memory().unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, cwd) VALUES ('s', 'claude-code', 'import', '/w');
+             INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, ended_ms, command, cwd, error) VALUES
+             ('r', 's', 'claude-code', 'import', 'Read', 'success', 1, 2, '/w/a.rs', '/w', NULL),
+             ('sed', 's', 'claude-code', 'import', 'Bash', 'success', 3, NULL,
+              'sed -i s/x/y/ a.rs', '/w', NULL),
+             ('stale', 's', 'claude-code', 'import', 'Edit', 'failure', 4, 5, '/w/b.rs', '/w',
+              'File has been modified since read, either by the user or by a linter.'),
+             ('unread', 's', 'claude-code', 'import', 'Write', 'failure', 6, 7, '/w/c.rs', '/w',
+              'File has not been read yet. Read it first before writing to it.'),
+             ('new', 's', 'claude-code', 'import', 'Write', 'success', 8, 9, '/w/d.rs', '/w', NULL),
+             ('edit', 's', 'claude-code', 'import', 'Edit', 'success', 10, 11, '/w/e.rs', '/w', NULL),
+             ('gone', 's', 'claude-code', 'import', 'Edit', 'failure', 12, 13, '/w/f.rs', '/w',
+              'File does not exist.'),
+             ('other', 's', 'claude-code', 'import', 'Edit', 'failure', 14, 15, '/w/g.rs', '/w',
+              'String to replace not found'),
+             ('late', 's', 'claude-code', 'import', 'Edit', 'success', 16, 17, '/w/a.rs', '/w', NULL);",
+        )
+        .unwrap();
+        let ids = vec!["s".to_string()];
+        let h = History::new(&conn, &ids);
+        let at = |id: &str, ms| h.facts(id, Some(0), ms);
+        // Existed before the call: the host's refusals, a sight, a missing-path error, an
+        // edit's success; a Write that succeeded unseen made the file; else unknown.
+        assert_eq!(at("unread", 6).existed("/w/c.rs"), Some(true));
+        assert_eq!(at("stale", 4).existed("/w/b.rs"), Some(true));
+        assert_eq!(at("late", 16).existed("/w/a.rs"), Some(true), "seen");
+        assert_eq!(at("gone", 12).existed("/w/f.rs"), Some(false));
+        assert_eq!(at("new", 8).existed("/w/d.rs"), Some(false));
+        assert_eq!(at("edit", 10).existed("/w/e.rs"), Some(true));
+        assert_eq!(at("other", 14).existed("/w/g.rs"), None);
+        assert_eq!(at("sed", 3).existed("/w/a.rs"), Some(true), "seen before");
+        assert_eq!(at("nope", 3).existed("/w/a.rs"), None, "no such call");
+        // Seen: the Read; the session's own successful Write of a file counts too.
+        assert_eq!(at("late", 16).read_in_session("a.rs"), Some(true));
+        assert_eq!(
+            at("r", 1).read_in_session("a.rs"),
+            Some(false),
+            "not before itself"
+        );
+        assert_eq!(at("edit", 10).read_in_session("/w/d.rs"), Some(true));
+        // Changed since read: the shell wrote a.rs after its Read (its end unrecorded: its
+        // start stands); the host's own refusal says so of b.rs; nothing says so of e.rs.
+        assert_eq!(at("late", 16).changed_since_read("/w/a.rs"), Some(true));
+        assert_eq!(at("sed", 3).changed_since_read("/w/a.rs"), Some(false));
+        assert_eq!(at("stale", 4).changed_since_read("/w/b.rs"), Some(true));
+        assert_eq!(at("edit", 10).changed_since_read("/w/e.rs"), Some(false));
+        assert_eq!(at("nope", 10).changed_since_read("/w/e.rs"), None);
     }
 }

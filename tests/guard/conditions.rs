@@ -159,9 +159,15 @@ fn not_read_in_session_follows_the_recorded_reads() {
         serde_json::from_str::<Value>(&facts).unwrap(),
         json!({"bytes": 13, "lines": 1, "total_lines": 1})
     );
-    // Another file was not read.
+    // Another file was not read: denied while it exists, not while nothing is there.
     let other = json!({"file_path": env.repo_path().join("src/b.rs"), "old_string": "a",
         "new_string": "b"});
+    assert_eq!(decide(&env, "Edit", &other), "allow", "no such file");
+    env.write_repo(
+        "src/b.rs",
+        "fn b() {}
+",
+    );
     assert_eq!(decide(&env, "Edit", &other), "deny");
 }
 

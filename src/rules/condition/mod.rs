@@ -12,9 +12,11 @@
 //! fires the rule (it fails toward the rule), a replay does not count the call and says how
 //! many it could not replay.
 //!
-//! Files: this one (the conditions, the facts and their evaluation) and `read` (a rule's
-//! `when` object read into a [`When`], each wrong key named).
+//! Files: this one (the conditions, the facts and their evaluation), `read` (a rule's
+//! `when` object read into a [`When`], each wrong key named) and `file_state` (a session's
+//! file events, which the session-state conditions are answered from).
 
+pub(crate) mod file_state;
 mod read;
 
 pub(crate) use read::parse;
@@ -36,6 +38,7 @@ pub(crate) const WHEN_KEYS: &[&str] = &[
     "path_is_directory",
     "file_larger_than",
     "not_read_in_session",
+    "changed_since_read",
 ];
 
 /// The hosts' slugs, as recorded in `sessions.host`.
@@ -97,8 +100,13 @@ pub(crate) trait Facts {
     fn program_on_path(&self, name: &str) -> Option<bool>;
     /// What is at `path` (relative paths are the call's cwd's).
     fn stat(&self, path: &str) -> Stat;
-    /// Has a Read of this session read `path`?
+    /// Has this session seen `path`'s content (a Read of it, or its own file-tool write)?
     fn read_in_session(&self, path: &str) -> Option<bool>;
+    /// Did something exist at `path` before the call?
+    fn existed(&self, path: &str) -> Option<bool>;
+    /// Was `path` written (by a shell command of the session, or from outside: a newer
+    /// modification time) after the session last saw it? False when it never saw it.
+    fn changed_since_read(&self, path: &str) -> Option<bool>;
 }
 
 /// Facts that know nothing: every condition is unknown.
@@ -115,6 +123,12 @@ impl Facts for NoFacts {
         Stat::Unknown
     }
     fn read_in_session(&self, _: &str) -> Option<bool> {
+        None
+    }
+    fn existed(&self, _: &str) -> Option<bool> {
+        None
+    }
+    fn changed_since_read(&self, _: &str) -> Option<bool> {
         None
     }
 }
@@ -151,8 +165,10 @@ pub(crate) struct When {
     pub(crate) path_is_directory: Option<String>,
     /// The file at this field's path is larger than this many bytes.
     pub(crate) file_larger_than: Option<(String, u64)>,
-    /// No Read of this session has read the path in this field.
+    /// The file at the path in this field exists and this session has not seen it.
     pub(crate) not_read_in_session: Option<String>,
+    /// The file at the path in this field changed after this session last saw it.
+    pub(crate) changed_since_read: Option<String>,
 }
 
 impl When {
@@ -165,6 +181,7 @@ impl When {
             .chain(self.path_is_directory.as_deref())
             .chain(self.file_larger_than.as_ref().map(|(f, _)| f.as_str()))
             .chain(self.not_read_in_session.as_deref())
+            .chain(self.changed_since_read.as_deref())
     }
 }
 
@@ -250,10 +267,28 @@ impl When {
                 })
             }
             "not_read_in_session" => with_path(&text(self.not_read_in_session.as_ref()?), |p| {
-                facts.read_in_session(p).map(|read| !read)
+                not_read(facts, p)
+            }),
+            "changed_since_read" => with_path(&text(self.changed_since_read.as_ref()?), |p| {
+                facts.changed_since_read(p)
             }),
             _ => return None,
         })
+    }
+}
+
+/// `not_read_in_session` at `path`: false once the session saw it (the file system is not
+/// asked then) or nothing was there before the call (a Write creating a file needs no
+/// Read); true when it existed and was not seen; else unknown.
+fn not_read(facts: &dyn Facts, path: &str) -> Option<bool> {
+    let read = facts.read_in_session(path);
+    if read == Some(true) {
+        return Some(false);
+    }
+    match (read, facts.existed(path)) {
+        (_, Some(false)) => Some(false),
+        (Some(false), Some(true)) => Some(true),
+        _ => None,
     }
 }
 
@@ -332,12 +367,6 @@ pub(crate) fn os_of_cwd(cwd: &str) -> Option<&'static str> {
         .then_some("windows")
 }
 
-/// The successful Reads of a session (`?1`): the stored summary (the path, or a JSON object
-/// for a ranged Read) and the call's cwd.
-pub(crate) const READS_OF_SESSION: &str = "SELECT command, cwd FROM tool_calls
-    WHERE session_id = ?1 AND tool IN ('Read', 'read_file', 'view') AND status = 'success'
-        AND command IS NOT NULL";
-
 /// Tools whose input names one file, by host (Claude Code, Gemini CLI, Copilot CLI): their
 /// stored summary is its path.
 pub(crate) const FILE_TOOLS: &[&str] = &[
@@ -352,9 +381,6 @@ pub(crate) const FILE_TOOLS: &[&str] = &[
     "edit",
     "create",
 ];
-
-/// The tools whose successful calls read a file (as [`READS_OF_SESSION`] lists them).
-pub(crate) const READ_TOOLS: &[&str] = &["Read", "read_file", "view"];
 
 /// The path a stored Read summary names: the text itself, or the `file_path` (`path`,
 /// `absolute_path`) of a summary stored as a JSON object.
@@ -412,6 +438,8 @@ mod tests {
         on_path: Option<bool>,
         stat: Option<Stat>,
         read: Option<bool>,
+        existed: Option<bool>,
+        changed: Option<bool>,
         asked: RefCell<Vec<String>>,
     }
 
@@ -434,6 +462,14 @@ mod tests {
         fn read_in_session(&self, path: &str) -> Option<bool> {
             self.asked.borrow_mut().push(format!("read {path}"));
             self.read
+        }
+        fn existed(&self, path: &str) -> Option<bool> {
+            self.asked.borrow_mut().push(format!("existed {path}"));
+            self.existed
+        }
+        fn changed_since_read(&self, path: &str) -> Option<bool> {
+            self.asked.borrow_mut().push(format!("changed {path}"));
+            self.changed
         }
     }
 
@@ -611,17 +647,48 @@ mod tests {
     }
 
     #[test]
-    fn not_read_in_session_negates_the_store() {
+    fn not_read_in_session_holds_for_an_existing_file_the_session_has_not_seen() {
         let w = when(json!({"not_read_in_session": "file_path"}));
-        let f = |r: Option<bool>| Fake {
+        let f = |r: Option<bool>, e: Option<bool>| Fake {
             read: r,
+            existed: e,
             ..Fake::default()
         };
-        assert_eq!(eval(&w, &f(Some(false))), Outcome::Holds);
-        assert_eq!(eval(&w, &f(Some(true))), Outcome::Fails);
-        assert_eq!(eval(&w, &f(None)), Outcome::Unknown("not_read_in_session"));
+        let unknown = Outcome::Unknown("not_read_in_session");
+        assert_eq!(eval(&w, &f(Some(false), Some(true))), Outcome::Holds);
+        // Seen: false, whatever the file system would say (and it is not asked).
+        let seen = f(Some(true), None);
+        assert_eq!(eval(&w, &seen), Outcome::Fails);
+        assert_eq!(*seen.asked.borrow(), ["read a.txt"]);
+        // Not there before the call (a Write creating it): false, even when reads are unknown.
+        assert_eq!(eval(&w, &f(Some(false), Some(false))), Outcome::Fails);
+        assert_eq!(eval(&w, &f(None, Some(false))), Outcome::Fails);
+        assert_eq!(eval(&w, &f(None, Some(true))), unknown);
+        assert_eq!(eval(&w, &f(Some(false), None)), unknown);
+        assert_eq!(eval(&w, &f(None, None)), unknown);
         let blank = when(json!({"not_read_in_session": "blank"}));
-        assert_eq!(eval(&blank, &f(Some(false))), Outcome::Fails);
+        assert_eq!(eval(&blank, &f(Some(false), Some(true))), Outcome::Fails);
+    }
+
+    #[test]
+    fn changed_since_read_is_the_facts_answer_on_the_fields_path() {
+        let w = when(json!({"changed_since_read": "file_path"}));
+        let f = |c: Option<bool>| Fake {
+            changed: c,
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &f(Some(true))), Outcome::Holds);
+        assert_eq!(eval(&w, &f(Some(false))), Outcome::Fails);
+        assert_eq!(eval(&w, &f(None)), Outcome::Unknown("changed_since_read"));
+        let asked = f(Some(true));
+        eval(&w, &asked);
+        assert_eq!(*asked.asked.borrow(), ["changed a.txt"]);
+        let blank = when(json!({"changed_since_read": "blank"}));
+        assert_eq!(eval(&blank, &f(Some(true))), Outcome::Fails);
+        assert_eq!(w.fields().collect::<Vec<_>>(), ["file_path"]);
+        assert_eq!(w.keys().collect::<Vec<_>>(), ["changed_since_read"]);
+        let none = w.eval(&json!({"file_path": "x"}), &NoFacts);
+        assert_eq!(none, Outcome::Unknown("changed_since_read"));
     }
 
     #[test]

@@ -50,20 +50,22 @@ fn parse_object(obj: &Map<String, Value>) -> std::result::Result<When, (String, 
                 let (f, n) = field_of(v, true).map_err(err)?;
                 w.file_larger_than = Some((f, n.unwrap_or_default()));
             }
-            "not_read_in_session" => match v.as_str().map(str::trim) {
-                Some(f) if !f.is_empty() => w.not_read_in_session = Some(f.to_string()),
-                _ => {
-                    return Err(err(
-                        "must be the name of a tool_input field (\"file_path\")".into(),
-                    ));
-                }
-            },
+            "not_read_in_session" => w.not_read_in_session = Some(field_name(v).map_err(err)?),
+            "changed_since_read" => w.changed_since_read = Some(field_name(v).map_err(err)?),
             _ => {
                 return Err(err(format!("unknown condition ({})", WHEN_KEYS.join(", "))));
             }
         }
     }
     Ok(w)
+}
+
+/// The name of a `tool_input` field, as the session-state conditions take it.
+fn field_name(v: &Value) -> std::result::Result<String, String> {
+    match v.as_str().map(str::trim) {
+        Some(f) if !f.is_empty() => Ok(f.to_string()),
+        _ => Err("must be the name of a tool_input field (\"file_path\")".into()),
+    }
 }
 
 /// A non-empty array of non-empty strings.
@@ -190,6 +192,7 @@ mod tests {
                 .contains("\"bytes\": N")
         );
         assert!(err(json!({"not_read_in_session": ""})).1.contains("field"));
+        assert!(err(json!({"changed_since_read": " "})).1.contains("field"));
         let w = parse(
             &json!({"file_larger_than": {"field": "file_path", "bytes": 7},
             "sandbox": ["Read-Only"], "shell": ["PWSH"]}),
