@@ -9,10 +9,13 @@
 //!   history's own evidence in replay;
 //! - **not read** ("has not been read yet"): one cause across the file-writing tools that
 //!   name their path in the same field (an Edit's and a Write's are one lesson: `tool:
-//!   "{Edit,Write}"`); the rule fires only on a file no Read of the
-//!   session has read (`when: {not_read_in_session: …}`). For Write this also fires on
-//!   every new file the agent creates (no condition says "exists before the call"), so the
-//!   replay check below usually turns a Write's cluster into a lesson; Edit needs no more;
+//!   "{Edit,Write}"`); the rule fires only on a file that existed before the call and the
+//!   session has not seen (`when: {not_read_in_session: …}`), so a Write creating a file
+//!   is not one;
+//! - **changed since read** ("modified since read", "unexpectedly modified"): one cause
+//!   across the file-writing tools like "not read"; the rule fires only on a file written
+//!   after the session last saw it — by a shell command of the session, or (live) a
+//!   modification time newer than that (`when: {changed_since_read: …}`);
 //! - **missing path** ("does not exist"): split by path, one file's spellings as one path
 //!   (`C:\p\A.md`, `C:/p/A.md`, Git-Bash's `/c/p/A.md`; the rule's pattern matches each). A path that failed in
 //!   [`MIN_SESSIONS`] sessions or more is a wrong path the agent is sent to again and
@@ -20,15 +23,10 @@
 //!   (`when: {path_missing: …}`); the rest, a different path each time, is left to the
 //!   outcome model (`finding`): the agent guessing, unless a wrong spelling of paths the
 //!   tool reads under another recurs;
-//! - **stale** ("modified since read") and **no match** ("string to replace not found",
-//!   "failed to find expected lines"): lessons. Nothing the guard can check before the call
-//!   separates them from the tool's successes — whether an edit's old text is in the file is
-//!   the tool's own check, and whether the file changed since the session's Read needs the
-//!   file's modification time at Read time, which no store row keeps (and the agent's own
-//!   writes and formatters change it too) — so they are reported with their evidence
-//!   (`generated.not_rules`), never proposed as a tool-wide rule. "Modified since read" is
-//!   the same lesson family as "not read" (Read again before writing) but not the same
-//!   state: the file *was* read, so a `not_read_in_session` rule would never fire on it.
+//! - **no match** ("string to replace not found", "failed to find expected lines"): a
+//!   lesson. Whether an edit's old text is in the file is the tool's own check, which
+//!   nothing the guard can check before the call repeats, so it is reported with its
+//!   evidence (`generated.not_rules`), never proposed as a tool-wide rule.
 //!
 //! A learned condition is kept only when the replay, as the guard would enforce it, shows
 //! it separates: it fires on at least half of its own failures, and at least half of what
@@ -38,7 +36,8 @@
 //! candidate of its tool exists (`tool_verdict`: it would fire on all of that one's
 //! failures); otherwise it is reported as a lesson (no field or state separates them).
 //!
-//! Not-read and recurring-path clusters need two failures in two sessions, not
+//! Not-read, changed-since-read and recurring-path clusters need two failures in two
+//! sessions, not
 //! `--min-count`: the host's own error names the state, and the condition re-checks it
 //! exactly on every call, so a second session is the recurrence.
 
@@ -50,6 +49,7 @@ use super::calls::Failure;
 use super::cluster::{Cluster, Kind};
 use super::pattern::Proposal;
 use super::spellings;
+use crate::rules::condition::file_state;
 
 /// Fewest sessions a recurring path, or a not-read lesson proposed below `--min-count`,
 /// needs.
@@ -78,25 +78,6 @@ pub(crate) enum Cause {
     /// A missing path that did not recur across sessions (the outcome model judges them).
     Guessed,
 }
-
-/// Phrases (lowercase) of a host saying the file must be Read first (Claude Code: "File has
-/// not been read yet. Read it first before writing to it.").
-const NOT_READ: &[&str] = &[
-    "has not been read yet",
-    "read it first before",
-    "must be read before",
-    "must read the file before",
-];
-
-/// Phrases (lowercase) of a host saying the file changed since it was read (Claude Code:
-/// "File has been modified since read, either by the user or by a linter", "File has been
-/// unexpectedly modified. Read it again").
-const STALE: &[&str] = &[
-    "modified since read",
-    "modified since it was read",
-    "unexpectedly modified",
-    "changed since it was read",
-];
 
 /// Phrases (lowercase) of an edit whose old text did not match (Claude Code "String to
 /// replace not found in file", "Found N matches of the string to replace, but `replace_all`
@@ -129,9 +110,9 @@ fn said(error: &str) -> Option<Cause> {
     let any = |list: &[&str]| list.iter().any(|p| e.contains(p));
     if crate::rules::replay::says_directory(&e) {
         Some(Cause::Directory)
-    } else if any(NOT_READ) {
+    } else if file_state::says_not_read(&e) {
         Some(Cause::NotRead)
-    } else if any(STALE) {
+    } else if file_state::says_changed(&e) {
         Some(Cause::Stale)
     } else if any(NO_MATCH) {
         Some(Cause::NoMatch)
@@ -188,7 +169,7 @@ pub(crate) fn split(
         match caused.iter_mut().find(|(m, k)| {
             *k == cause
                 && (m.group == c.group
-                    || (cause == Cause::NotRead
+                    || (matches!(cause, Cause::NotRead | Cause::Stale)
                         && path_field(&m.group.key) == path_field(&c.group.key)))
         }) {
             Some((m, _)) => {
@@ -204,7 +185,7 @@ pub(crate) fn split(
         }
     }
     for (mut c, cause) in caused {
-        if cause == Cause::NotRead {
+        if matches!(cause, Cause::NotRead | Cause::Stale) {
             c.group.glob = tools_glob(&c, failures);
         }
         let floor = match cause {
@@ -212,7 +193,9 @@ pub(crate) fn split(
                 out.extend(by_path(&c, failures, min_count));
                 continue;
             }
-            Cause::NotRead if sessions(&c, failures) >= MIN_SESSIONS => min_count.min(2),
+            Cause::NotRead | Cause::Stale if sessions(&c, failures) >= MIN_SESSIONS => {
+                min_count.min(2)
+            }
             _ => min_count,
         };
         out.push((
@@ -337,13 +320,17 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
             p.kind = "not-read-in-session";
             p.when = Some(json!({"not_read_in_session": field}));
         }
+        Cause::Stale => {
+            p.kind = "changed-since-read";
+            p.when = Some(json!({"changed_since_read": field}));
+        }
         Cause::RecurringPath(path) => {
             p.kind = "recurring-path";
             p.field = Some(field);
             p.any = vec![spellings::pattern(path)];
             p.when = Some(json!({"path_missing": {"field": field}}));
         }
-        Cause::Stale | Cause::NoMatch | Cause::Guessed => return p,
+        Cause::NoMatch | Cause::Guessed => return p,
     }
     p.unless.clear();
     p.field_unless = None;
@@ -369,6 +356,10 @@ pub(crate) fn message(
             format!("{tool} of a file this session has not Read"),
             "Read the file first: the host refuses to write a file it has not seen",
         ),
+        "changed-since-read" => (
+            format!("{tool} of a file changed since this session last Read it"),
+            "Read the file again before writing it, and do not resend the same edit after this error",
+        ),
         "recurring-path" => (
             format!("{tool} of a path that does not exist, in {sessions} session(s)"),
             "the path the agent keeps being sent to is wrong: fix the instructions that name it, or name the right one here",
@@ -383,7 +374,10 @@ pub(crate) fn message(
 /// Is this proposal conditioned on a state the host's own error named, proposed from
 /// [`MIN_SESSIONS`] failures (not read in the session, a recurring missing path)?
 pub(crate) fn host_stated(p: &Proposal) -> bool {
-    matches!(p.kind, "not-read-in-session" | "recurring-path")
+    matches!(
+        p.kind,
+        "not-read-in-session" | "changed-since-read" | "recurring-path"
+    )
 }
 
 #[cfg(test)]
@@ -705,6 +699,9 @@ mod tests {
         assert!(p.unless.is_empty() && p.any.is_empty());
         let p = propose(&Cause::NotRead, "edit", tool_wide());
         assert_eq!(p.when, Some(json!({"not_read_in_session": "path"})));
+        let p = propose(&Cause::Stale, "Edit", tool_wide());
+        assert_eq!(p.when, Some(json!({"changed_since_read": "file_path"})));
+        assert_eq!(p.kind, "changed-since-read");
         let p = propose(&Cause::RecurringPath("/p/S.md".into()), "Read", tool_wide());
         assert_eq!(p.any, [r"^/p/S\.md$"]);
         assert_eq!(p.field, Some("file_path"));
@@ -712,7 +709,7 @@ mod tests {
             p.when,
             Some(json!({"path_missing": {"field": "file_path"}}))
         );
-        for c in [Cause::Stale, Cause::NoMatch, Cause::Guessed] {
+        for c in [Cause::NoMatch, Cause::Guessed] {
             assert_eq!(propose(&c, "Edit", tool_wide()), tool_wide());
         }
     }
@@ -721,6 +718,7 @@ mod tests {
     fn only_the_states_the_host_named_lower_the_attempt_floor() {
         let stated = |c: &Cause| host_stated(&propose(c, "Edit", tool_wide()));
         assert!(stated(&Cause::NotRead));
+        assert!(stated(&Cause::Stale));
         assert!(stated(&Cause::RecurringPath("/p".into())));
         // A directory is learned from the calls, not named by the host's refusal; a
         // tool-wide cluster names nothing.
@@ -754,6 +752,11 @@ mod tests {
                 .unwrap()
                 .contains("does not exist, in 2 session(s)")
         );
-        assert_eq!(m(&Cause::Stale), None);
+        assert!(
+            m(&Cause::Stale)
+                .unwrap()
+                .contains("changed since this session")
+        );
+        assert_eq!(m(&Cause::NoMatch), None);
     }
 }

@@ -11,9 +11,6 @@ use super::tool_causes::{Cause, is_file_tool};
 use super::{Derivation, Derived, FindingKind};
 use crate::rules::backtest::Backtest;
 
-/// Why a stale-file cluster is a lesson.
-pub(crate) const STALE_LESSON: &str = "the file changed after the session read it (\"modified since read\"): Read it again before writing. No call field or state the guard can check separates these from the tool's successes (the history keeps no modification time of a Read), so a lesson, not a rule";
-
 /// Why an edit whose old text did not match is a lesson.
 pub(crate) const NO_MATCH_LESSON: &str = "the edit's old text did not match the file exactly once (\"string to replace not found\"): re-Read the lines and copy them exactly. Only the tool can check this; no field separates these calls from its successes, so a lesson, not a rule";
 
@@ -35,9 +32,8 @@ pub(crate) fn verdict(
     model: impl FnOnce() -> FindingKind,
 ) -> FindingKind {
     match cause {
-        Some(Cause::Stale) => FindingKind::Lesson(STALE_LESSON),
         Some(Cause::NoMatch) => FindingKind::Lesson(NO_MATCH_LESSON),
-        Some(Cause::Directory | Cause::NotRead | Cause::RecurringPath(_)) => {
+        Some(Cause::Directory | Cause::NotRead | Cause::Stale | Cause::RecurringPath(_)) => {
             if 2 * b.failures >= own && 2 * b.failures >= b.matched {
                 FindingKind::Rule
             } else {
@@ -132,9 +128,10 @@ mod tests {
             v(Some(&Cause::RecurringPath("/x".into())), 5, 2, 3),
             FindingKind::Lesson(NOT_SEPARATED_LESSON)
         );
+        assert_eq!(v(Some(&Cause::Stale), 6, 6, 6), FindingKind::Rule);
         assert_eq!(
-            v(Some(&Cause::Stale), 9, 9, 9),
-            FindingKind::Lesson(STALE_LESSON)
+            v(Some(&Cause::Stale), 6, 2, 6),
+            FindingKind::Lesson(NOT_SEPARATED_LESSON)
         );
         assert_eq!(
             v(Some(&Cause::NoMatch), 9, 9, 9),
