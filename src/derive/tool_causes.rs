@@ -610,6 +610,28 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_file_is_one_cause_across_the_tools_and_two_sessions_lower_its_floor() {
+        let ch = "File has been modified since read, either by the user or by a linter.";
+        let fs = vec![
+            failure("Edit", "/a", ch, "s1"),
+            failure("Write", "/b", ch, "s2"),
+            failure("Edit", "/c", ch, "s1"),
+        ];
+        let out = split(
+            vec![cluster("Edit", vec![0]), cluster("Write", vec![1])],
+            &fs,
+            3,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0.group.glob, "{Edit,Write}");
+        assert_eq!(out[0].0.failures, [0, 1]);
+        assert_eq!(out[0].1.cause, Some(Cause::Stale));
+        assert_eq!(out[0].1.floor, 2);
+        let one = split(vec![cluster("Edit", vec![0, 2])], &fs, 3);
+        assert_eq!((one[0].0.group.glob.as_str(), one[0].1.floor), ("Edit", 3));
+    }
+
+    #[test]
     fn not_read_is_one_cause_across_the_tools_naming_the_path_in_one_field() {
         type Row = (String, String, Vec<usize>, Option<Cause>, u64);
         let nr = "File has not been read yet. Read it first before writing to it.";
