@@ -80,9 +80,6 @@ const LONG_FNS: &[(&str, &str)] = &[
     ("src/shell/syntax/parse.rs", "word"),
     // The host edge, the guard and the recorder's hook and importers are another helper's
     // part of issue 26 (reading the call once, at the edge), which rewrites these.
-    ("src/record/import/claude.rs", "import"),
-    ("src/record/import/copilot.rs", "import"),
-    ("src/record/import/mod.rs", "import_file"),
 ];
 
 /// Imports allowed to run against the ranks, each with its reason. Keep at most two.
