@@ -78,8 +78,6 @@ const LONG_FNS: &[(&str, &str)] = &[
     ("src/shell/syntax/lexer.rs", "list"),
     ("src/shell/syntax/lexer.rs", "word"),
     ("src/shell/syntax/parse.rs", "word"),
-    // The host edge, the guard and the recorder's hook and importers are another helper's
-    // part of issue 26 (reading the call once, at the edge), which rewrites these.
 ];
 
 /// Imports allowed to run against the ranks, each with its reason. Keep at most two.
@@ -562,11 +560,7 @@ fn the_size_reader_measures_functions_and_reads_their_reasons() {
 
 /// Files of other parts of issue 26 that still cite the callusguard spec, which is not in
 /// the repository; their owners rewrite them (`src/shell/` is being rebuilt).
-const SPEC_CITERS: &[&str] = &[
-    "src/shell/",
-    "src/guard/acs.rs",
-    "src/record/import/trace.rs",
-];
+const SPEC_CITERS: &[&str] = &["src/shell/"];
 
 #[test]
 fn every_cited_document_is_in_the_repository() {
