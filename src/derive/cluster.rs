@@ -55,9 +55,10 @@ impl ToolGroup {
         }
     }
 
-    /// Is this the shell tool?
+    /// Is this a shell tool (its calls commands), as the guard and the recorder read it
+    /// ([`crate::host::call::is_shell`])?
     pub(crate) fn is_bash(&self) -> bool {
-        self.key == "Bash"
+        crate::host::call::is_shell(&self.key)
     }
 }
 
@@ -327,6 +328,25 @@ mod tests {
         assert_eq!(ToolGroup::of("mcp__Acme__search").key, "mcp__Acme__");
         assert_eq!(ToolGroup::of("mcp__x").key, "mcp__x");
         assert_eq!(ToolGroup::of("WebFetch").glob, "WebFetch");
+    }
+
+    #[test]
+    fn every_shell_tool_clusters_by_command_as_the_guard_reads_it() {
+        for tool in ["Bash", "PowerShell", "shell", "run_shell_command"] {
+            assert!(ToolGroup::of(tool).is_bash(), "{tool}");
+        }
+        for tool in ["Read", "WebFetch", "mcp__bash__run", "bash"] {
+            assert!(!ToolGroup::of(tool).is_bash(), "{tool}");
+        }
+        let err = "psql: error: FATAL: database \"kai\" does not exist";
+        let clusters = build(&[failure("PowerShell", "psql -c x", err)]);
+        assert_eq!(
+            (
+                clusters[0].shape.as_str(),
+                clusters[0].kind == Kind::ToolWide
+            ),
+            ("psql", false)
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The decision as an Agent Control Specification verdict (the agent-hooks contract ACS 0.4
 //! is rebased on), stored with every audit record so the chain speaks a standard vocabulary
-//! (callusguard's audit did not: spec §15.1 item 32).
+//! (callusguard's audit did not).
 //!
 //! Mapping (three decisions only): allow and monitor → `allow`; nudge → `allow` with one
 //! warning per delivered message; deny and block → `deny` with reason `callus:<rule id>`. An

@@ -196,8 +196,46 @@ pub(crate) fn grant(home: &Home, code: &str, tty: &str, now: DateTime<Utc>) -> R
     }
     let db = home.db_path();
     let conn = crate::store::open_existing(&db)?.ok_or_else(not_found)?;
+    let refusal = refusal(home, &conn, &code, now)?.ok_or_else(not_found)?;
+    let sha = refusal.command_sha256.clone().ok_or_else(not_found)?;
+    let project = project(refusal.cwd.as_deref().ok_or_else(not_found)?);
+    let expires = rfc3339(now + chrono::Duration::seconds(TTL_SECS));
+    let record = granted_record(&refusal, &project, &code, tty, now, &expires);
+    let (seq, _) = crate::store::audit::append(&conn, &record)?;
+    let mut grant = Grant {
+        code: code.clone(),
+        command_sha256: sha,
+        project: project.clone(),
+        tool: refusal.tool.clone(),
+        rule: refusal.winner.clone(),
+        granted_at: rfc3339(now),
+        expires: expires.clone(),
+        audit_seq: seq,
+        tty: tty.to_string(),
+        mac: String::new(),
+    };
+    grant.mac = crate::digest::keyed(&key_dir(home), &grant.mac_text()).unwrap_or_default();
+    write_grant(home, &grant)?;
+    Ok(Granted {
+        code,
+        command: refusal.command_preview,
+        rule: refusal.winner,
+        project,
+        expires,
+        audit_seq: seq,
+    })
+}
+
+/// The newest refusal (a deny or block decision, not a dry run) of the last [`TTL_SECS`]
+/// before `now`, among the last [`LOOKBACK`] audit records, whose code is `code`.
+fn refusal(
+    home: &Home,
+    conn: &rusqlite::Connection,
+    code: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<AuditRecord>> {
     let since = now - chrono::Duration::seconds(TTL_SECS);
-    let refusal = crate::store::audit::tail(&conn, LOOKBACK)?
+    Ok(crate::store::audit::tail(conn, LOOKBACK)?
         .into_iter()
         .rev()
         .map(|s| s.record)
@@ -207,15 +245,23 @@ pub(crate) fn grant(home: &Home, code: &str, tty: &str, now: DateTime<Utc>) -> R
                 && !r.dryrun
                 && parse_ts(&r.ts).is_some_and(|t| t >= since && t <= now)
         })
-        .find(|r| code_for(home, r).as_deref() == Some(code.as_str()))
-        .ok_or_else(not_found)?;
-    let sha = refusal.command_sha256.clone().ok_or_else(not_found)?;
-    let project = project(refusal.cwd.as_deref().ok_or_else(not_found)?);
-    let expires = rfc3339(now + chrono::Duration::seconds(TTL_SECS));
-    let record = AuditRecord {
+        .find(|r| code_for(home, r).as_deref() == Some(code)))
+}
+
+/// The `allow-once-granted` audit record of granting `refusal` by `code` at terminal `tty`
+/// until `expires`: the refusal's call, the project it ran in, an ACS `allow`.
+fn granted_record(
+    refusal: &AuditRecord,
+    project: &str,
+    code: &str,
+    tty: &str,
+    now: DateTime<Utc>,
+    expires: &str,
+) -> AuditRecord {
+    AuditRecord {
         ts: rfc3339(now),
         kind: GRANTED.into(),
-        cwd: Some(project.clone()),
+        cwd: Some(project.to_string()),
         fired: Vec::new(),
         decision: "allow".into(),
         dryrun: false,
@@ -231,36 +277,18 @@ pub(crate) fn grant(home: &Home, code: &str, tty: &str, now: DateTime<Utc>) -> R
             warnings: Vec::new(),
         },
         ..refusal.clone()
-    };
-    let (seq, _) = crate::store::audit::append(&conn, &record)?;
-    let mut grant = Grant {
-        code: code.clone(),
-        command_sha256: sha,
-        project: project.clone(),
-        tool: refusal.tool.clone(),
-        rule: refusal.winner.clone(),
-        granted_at: rfc3339(now),
-        expires: expires.clone(),
-        audit_seq: seq,
-        tty: tty.to_string(),
-        mac: String::new(),
-    };
-    grant.mac = crate::digest::keyed(&key_dir(home), &grant.mac_text()).unwrap_or_default();
+    }
+}
+
+/// Write `grant` as `<code>.json` in the private grants directory.
+fn write_grant(home: &Home, grant: &Grant) -> Result<()> {
     let dir = dir(home);
     crate::config::ensure_private_dir(&dir)?;
-    let text = serde_json::to_vec_pretty(&grant).map_err(|e| Error::Json {
+    let text = serde_json::to_vec_pretty(grant).map_err(|e| Error::Json {
         origin: "allow-once grant".into(),
         source: e,
     })?;
-    crate::config::replace_file(&dir.join(format!("{code}.json")), &text)?;
-    Ok(Granted {
-        code,
-        command: refusal.command_preview,
-        rule: refusal.winner,
-        project,
-        expires,
-        audit_seq: seq,
-    })
+    crate::config::replace_file(&dir.join(format!("{}.json", grant.code)), &text)
 }
 
 /// At the hook's edge, for a call the rules refused (`record`: its audit record, already

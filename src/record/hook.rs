@@ -175,6 +175,50 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
     if !kind.is_tool_call() || event.tool_name.is_empty() {
         return None;
     }
+    let mut call = started_call(event, host, now);
+    let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
+    if matches!(kind, Event::PostToolUse | Event::PostToolUseFailure) {
+        let failed = kind == Event::PostToolUseFailure;
+        if let Some(text) = super::peer_outcome::settle(host, event, failed, &mut call) {
+            call.ended_ms = Some(now);
+            keep_shell_output(&mut call, &text);
+            return Some(Observed {
+                call,
+                result_text: Some(text),
+            });
+        }
+    }
+    let result_text = match kind {
+        Event::PreToolUse => {
+            call.started_ms = Some(now);
+            None
+        }
+        Event::PostToolUseFailure => {
+            call.ended_ms = Some(now);
+            call.duration_ms = duration;
+            Some(settle_failure(event, &mut call))
+        }
+        Event::PermissionDenied => {
+            call.status = Status::Denied;
+            call.ended_ms = Some(now);
+            call.error = event
+                .str_field("reason")
+                .or_else(|| event.str_field("message"))
+                .map(str::to_string);
+            None
+        }
+        _ => {
+            call.ended_ms = Some(now);
+            call.duration_ms = duration;
+            Some(settle_response(event, host, &mut call))
+        }
+    };
+    Some(Observed { call, result_text })
+}
+
+/// The call an event names, as far as every event tells it: its id (the host's, else a
+/// synthetic one), host, tool and input, session, the time limit it set, cwd and agent.
+fn started_call(event: &HookEvent, host: Host, now: i64) -> Call {
     let id = event
         .tool_use_id
         .clone()
@@ -187,78 +231,55 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
         event.tool_input.clone(),
     );
     call.session_id = (!event.session_id.is_empty()).then(|| event.session_id.clone());
-    // The time limit the call set, if any (kept when a file tool's facts are observed below:
+    // The time limit the call set, if any (kept when a file tool's facts are observed later:
     // a call has one or the other).
     call.facts = super::facts::time_limit(&call.input);
     call.cwd.clone_from(&event.cwd);
     call.agent_id = event.str_field("agent_id").map(str::to_string);
-    let duration = event.raw.get("duration_ms").and_then(Value::as_i64);
-    let mut result_text = None;
-    if matches!(kind, Event::PostToolUse | Event::PostToolUseFailure) {
-        let failed = kind == Event::PostToolUseFailure;
-        if let Some(text) = super::peer_outcome::settle(host, event, failed, &mut call) {
-            call.ended_ms = Some(now);
-            keep_shell_output(&mut call, &text);
-            return Some(Observed {
-                call,
-                result_text: Some(text),
-            });
-        }
-    }
-    match kind {
-        Event::PreToolUse => call.started_ms = Some(now),
-        Event::PostToolUseFailure => {
-            let error = event.str_field("error").unwrap_or("").to_string();
-            let interrupt = event
-                .raw
-                .get("is_interrupt")
+    call
+}
+
+/// Settle a `PostToolUseFailure` the peers' outcome left alone: its status (failed or
+/// interrupted), exit code and facts from the error text, which it returns.
+fn settle_failure(event: &HookEvent, call: &mut Call) -> String {
+    let error = event.str_field("error").unwrap_or("").to_string();
+    let interrupt = event
+        .raw
+        .get("is_interrupt")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    call.status = classify::failed(interrupt, &error);
+    call.exit_code = super::signature::leading_exit_code(&error);
+    call.facts = super::facts::observed(&call.tool, None, Some(&error)).or(call.facts.take());
+    call.error = Some(error.clone());
+    error
+}
+
+/// Settle a `PostToolUse` from its `tool_response`, as its host reports one; returns the
+/// response as text.
+fn settle_response(event: &HookEvent, host: Host, call: &mut Call) -> String {
+    let response = event.raw.get("tool_response").unwrap_or(&Value::Null);
+    let text = response_text(response);
+    match host {
+        Host::ClaudeCode => {
+            let interrupted = response
+                .get("interrupted")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
-            call.status = classify::failed(interrupt, &error);
-            call.exit_code = super::signature::leading_exit_code(&error);
+            call.status = if interrupted {
+                Status::Interrupted
+            } else {
+                Status::Success
+            };
             call.facts =
-                super::facts::observed(&call.tool, None, Some(&error)).or(call.facts.take());
-            call.ended_ms = Some(now);
-            call.duration_ms = duration;
-            result_text = Some(error.clone());
-            call.error = Some(error);
+                super::facts::observed(&call.tool, Some(response), None).or(call.facts.take());
         }
-        Event::PermissionDenied => {
-            call.status = Status::Denied;
-            call.ended_ms = Some(now);
-            call.error = event
-                .str_field("reason")
-                .or_else(|| event.str_field("message"))
-                .map(str::to_string);
-        }
-        _ => {
-            let response = event.raw.get("tool_response").unwrap_or(&Value::Null);
-            call.ended_ms = Some(now);
-            call.duration_ms = duration;
-            let text = response_text(response);
-            match host {
-                Host::ClaudeCode => {
-                    let interrupted = response
-                        .get("interrupted")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    call.status = if interrupted {
-                        Status::Interrupted
-                    } else {
-                        Status::Success
-                    };
-                    call.facts = super::facts::observed(&call.tool, Some(response), None)
-                        .or(call.facts.take());
-                }
-                Host::Codex => codex_outcome(event, response, &text, &mut call),
-                // Settled by `peer_outcome` above.
-                Host::Gemini | Host::Cursor | Host::Copilot => {}
-            }
-            keep_shell_output(&mut call, &text);
-            result_text = Some(text);
-        }
+        Host::Codex => codex_outcome(event, response, &text, call),
+        // Settled by `peer_outcome` above.
+        Host::Gemini | Host::Cursor | Host::Copilot => {}
     }
-    Some(Observed { call, result_text })
+    keep_shell_output(call, &text);
+    text
 }
 
 /// Keep a successful shell call's output, for the masked-failure check

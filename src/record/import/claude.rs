@@ -42,140 +42,193 @@ type Early = (Value, Map<String, Value>, Option<i64>);
 
 /// Import one transcript.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
-    let file_agent = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .and_then(|s| s.strip_prefix("agent-"))
-        .map(str::to_string);
-    let mut uses: HashMap<String, Use> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut early: HashMap<String, Early> = HashMap::new();
-    let mut sessions: HashMap<String, Session> = HashMap::new();
-    sink.lines(path, |sink, _, line| {
+    let mut pairing = Pairing {
+        file_agent: path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("agent-"))
+            .map(str::to_string),
+        ..Pairing::default()
+    };
+    sink.lines(path, |sink, _, line| pairing.line(sink, &line))?;
+    pairing.finish(sink)
+}
+
+/// One transcript's pairing of `tool_use` blocks with their results, line by line.
+#[derive(Default)]
+struct Pairing {
+    /// The subagent a `agent-<id>.jsonl` file is the log of.
+    file_agent: Option<String>,
+    /// `tool_use`s waiting for their result, by id, and their ids in file order.
+    uses: HashMap<String, Use>,
+    order: Vec<String>,
+    /// Results seen before their `tool_use`, by id.
+    early: HashMap<String, Early>,
+    sessions: HashMap<String, Session>,
+}
+
+/// What a line says about where its blocks ran.
+struct Place {
+    ts: Option<i64>,
+    sid: Option<String>,
+    cwd: Option<String>,
+    sidechain: bool,
+    agent: Option<String>,
+}
+
+impl Pairing {
+    /// One line: its session seen, then its `tool_use` or `tool_result` blocks.
+    fn line(&mut self, sink: &mut Sink<'_>, line: &Map<String, Value>) -> Result<()> {
         let text = |k: &str| {
             line.get(k)
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
-        let ts = timestamp_ms(line.get("timestamp"));
-        let sid = text("sessionId").map(str::to_string);
-        let cwd = text("cwd").map(str::to_string);
         let sidechain = line.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let agent = text("agentId")
-            .map(str::to_string)
-            .or_else(|| file_agent.clone().filter(|_| sidechain));
-        if let Some(id) = &sid {
-            let s = sessions.entry(id.clone()).or_insert_with(|| Session {
+        let place = Place {
+            ts: timestamp_ms(line.get("timestamp")),
+            sid: text("sessionId").map(str::to_string),
+            cwd: text("cwd").map(str::to_string),
+            sidechain,
+            agent: text("agentId")
+                .map(str::to_string)
+                .or_else(|| self.file_agent.clone().filter(|_| sidechain)),
+        };
+        if let Some(id) = &place.sid {
+            let s = self.sessions.entry(id.clone()).or_insert_with(|| Session {
                 id: id.clone(),
                 host: "claude-code",
                 ..Session::default()
             });
-            s.saw(ts);
+            s.saw(place.ts);
             if s.cwd.is_none() {
-                s.cwd.clone_from(&cwd);
+                s.cwd.clone_from(&place.cwd);
             }
-            environment(s, &line);
+            environment(s, line);
         }
-        let content = line.get("message").and_then(|m| m.get("content"));
+        let blocks = line
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
         match text("type") {
-            Some("assistant") => {
-                for block in content.and_then(Value::as_array).into_iter().flatten() {
-                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                        continue;
-                    }
-                    let Some(id) = block.get("id").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let u = Use {
-                        tool: block
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        input: block.get("input").cloned().unwrap_or(Value::Null),
-                        started_ms: ts,
-                        session_id: sid.clone(),
-                        cwd: cwd.clone(),
-                        agent_id: agent.clone(),
-                    };
-                    // Newer transcripts can write a result before its tool_use line.
-                    if let Some((result, result_line, result_ts)) = early.remove(id) {
-                        sink.call(&settle(id, u, &result, &result_line, result_ts))?;
-                        continue;
-                    }
-                    if !uses.contains_key(id) {
-                        order.push(id.to_string());
-                    }
-                    uses.insert(id.to_string(), u);
-                }
+            Some("assistant") => self.assistant(sink, blocks, &place),
+            Some("user") => self.user(sink, blocks, line, &place),
+            _ => Ok(()),
+        }
+    }
+
+    /// An assistant line's `tool_use` blocks: each waits for its result, or settles with
+    /// the one that came first.
+    fn assistant(&mut self, sink: &mut Sink<'_>, blocks: &[Value], place: &Place) -> Result<()> {
+        for block in blocks {
+            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
             }
-            Some("user") => {
-                let results: Vec<&Value> = content
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                    .collect();
-                if results.is_empty() {
-                    let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
-                    if let Some(s) = sid.as_ref().and_then(|id| sessions.get_mut(id))
-                        && !meta
-                        && !sidechain
-                    {
-                        s.prompts += 1;
-                        s.last_prompt_ms = ts.or(s.last_prompt_ms);
-                    }
-                }
-                for block in results {
-                    let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let Some(u) = uses.remove(id) else {
-                        // Its tool_use may come later in the file (or be elsewhere).
-                        early.insert(id.to_string(), (block.clone(), line.clone(), ts));
-                        continue;
-                    };
-                    sink.call(&settle(id, u, block, &line, ts))?;
-                }
+            let Some(id) = block.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            let u = Use {
+                tool: block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                input: block.get("input").cloned().unwrap_or(Value::Null),
+                started_ms: place.ts,
+                session_id: place.sid.clone(),
+                cwd: place.cwd.clone(),
+                agent_id: place.agent.clone(),
+            };
+            // Newer transcripts can write a result before its tool_use line.
+            if let Some((result, result_line, result_ts)) = self.early.remove(id) {
+                sink.call(&settle(id, u, &result, &result_line, result_ts))?;
+                continue;
             }
-            _ => {}
+            if !self.uses.contains_key(id) {
+                self.order.push(id.to_string());
+            }
+            self.uses.insert(id.to_string(), u);
         }
         Ok(())
-    })?;
-    // Results whose tool_use is not in this file settle a call stored from another one.
-    let mut early: Vec<(String, Early)> = early.into_iter().collect();
-    early.sort_by(|a, b| a.0.cmp(&b.0));
-    for (id, (block, line, ts)) in early {
-        let Some(tool) = sink.stored_tool(&id)? else {
-            sink.unpaired();
-            continue;
-        };
-        let text = |k: &str| {
-            line.get(k)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
-        let u = Use {
-            tool,
-            input: Value::Null,
-            started_ms: None,
-            session_id: text("sessionId"),
-            cwd: text("cwd"),
-            agent_id: text("agentId"),
-        };
-        sink.call(&settle(&id, u, &block, &line, ts))?;
     }
-    // Calls whose result never came: pending (or abandoned), never a success.
-    for id in order {
-        if let Some(u) = uses.remove(&id) {
-            sink.call(&to_call(&id, u))?;
+
+    /// A user line: its `tool_result` blocks settle their calls (or wait for them); a line
+    /// with none, not meta and not a subagent's, is a prompt.
+    fn user(
+        &mut self,
+        sink: &mut Sink<'_>,
+        blocks: &[Value],
+        line: &Map<String, Value>,
+        place: &Place,
+    ) -> Result<()> {
+        let results: Vec<&Value> = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .collect();
+        if results.is_empty() {
+            let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
+            if let Some(s) = place.sid.as_ref().and_then(|id| self.sessions.get_mut(id))
+                && !meta
+                && !place.sidechain
+            {
+                s.prompts += 1;
+                s.last_prompt_ms = place.ts.or(s.last_prompt_ms);
+            }
         }
+        for block in results {
+            let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(u) = self.uses.remove(id) else {
+                // Its tool_use may come later in the file (or be elsewhere).
+                self.early
+                    .insert(id.to_string(), (block.clone(), line.clone(), place.ts));
+                continue;
+            };
+            sink.call(&settle(id, u, block, line, place.ts))?;
+        }
+        Ok(())
     }
-    for s in sessions.values() {
-        sink.session(s)?;
+
+    /// The end of the file: results whose `tool_use` is elsewhere, calls whose result never
+    /// came, and the sessions.
+    fn finish(mut self, sink: &mut Sink<'_>) -> Result<()> {
+        // Results whose tool_use is not in this file settle a call stored from another one.
+        let mut early: Vec<(String, Early)> = self.early.into_iter().collect();
+        early.sort_by(|a, b| a.0.cmp(&b.0));
+        for (id, (block, line, ts)) in early {
+            let Some(tool) = sink.stored_tool(&id)? else {
+                sink.unpaired();
+                continue;
+            };
+            let text = |k: &str| {
+                line.get(k)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+            };
+            let u = Use {
+                tool,
+                input: Value::Null,
+                started_ms: None,
+                session_id: text("sessionId"),
+                cwd: text("cwd"),
+                agent_id: text("agentId"),
+            };
+            sink.call(&settle(&id, u, &block, &line, ts))?;
+        }
+        // Calls whose result never came: pending (or abandoned), never a success.
+        for id in self.order {
+            if let Some(u) = self.uses.remove(&id) {
+                sink.call(&to_call(&id, u))?;
+            }
+        }
+        for s in self.sessions.values() {
+            sink.session(s)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The session's OS and shell from an `environment` attachment line (`snapshot.platform`:

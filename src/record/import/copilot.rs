@@ -126,112 +126,154 @@ fn settle(call: &mut Call, data: &Map<String, Value>) {
 
 /// Import one session log.
 pub(crate) fn import(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
-    let mut session = Session {
-        host: Host::Copilot.slug(),
-        ..Session::default()
+    let mut log = Log {
+        session: Session {
+            host: Host::Copilot.slug(),
+            ..Session::default()
+        },
+        open: HashMap::new(),
+        order: Vec::new(),
     };
-    // toolCallId → the call as requested/started; first-seen order for the pending rest.
-    let mut open: HashMap<String, Open> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    sink.lines(path, |sink, _, line| {
+    sink.lines(path, |sink, _, line| log.line(sink, &line))?;
+    log.finish(sink)
+}
+
+/// One session log read line by line.
+struct Log {
+    session: Session,
+    /// toolCallId → the call as requested/started; first-seen order for the pending rest.
+    open: HashMap<String, Open>,
+    order: Vec<String>,
+}
+
+impl Log {
+    /// One event line.
+    fn line(&mut self, sink: &mut Sink<'_>, line: &Map<String, Value>) -> Result<()> {
         let ts = timestamp_ms(line.get("timestamp"));
-        session.saw(ts);
+        self.session.saw(ts);
         let empty = Map::new();
         let data = line
             .get("data")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        let text = |k: &str| {
-            data.get(k)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
         match line.get("type").and_then(Value::as_str).unwrap_or("") {
-            "session.start" => {
-                if let Some(id) = text("sessionId") {
-                    session.id = id.to_string();
-                }
-                session.saw(timestamp_ms(data.get("startTime")));
-                if let Some(cwd) = data
-                    .get("context")
-                    .and_then(|c| c.get("cwd"))
-                    .and_then(Value::as_str)
-                {
-                    session.cwd = Some(cwd.to_string());
-                }
-            }
+            "session.start" => self.start(data),
             "user.message" => {
-                session.prompts += 1;
-                session.last_prompt_ms = session.last_prompt_ms.max(ts);
+                self.session.prompts += 1;
+                self.session.last_prompt_ms = self.session.last_prompt_ms.max(ts);
             }
-            "assistant.message" => {
-                for req in data
-                    .get("toolRequests")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let Some(id) = req.get("toolCallId").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    if !open.contains_key(id) {
-                        order.push(id.to_string());
-                        open.insert(
-                            id.to_string(),
-                            Open {
-                                name: str_of(req, "name"),
-                                input: req.get("arguments").cloned().unwrap_or(Value::Null),
-                                started: ts,
-                            },
-                        );
-                    }
-                }
-            }
-            "tool.execution_start" => {
-                if let Some(id) = text("toolCallId") {
-                    if !open.contains_key(id) {
-                        order.push(id.to_string());
-                    }
-                    let entry = open.entry(id.to_string()).or_insert(Open {
-                        name: String::new(),
-                        input: Value::Null,
-                        started: None,
-                    });
-                    if let Some(name) = text("toolName") {
-                        entry.name = name.to_string();
-                    }
-                    if let Some(args) = data.get("arguments").filter(|a| !a.is_null()) {
-                        entry.input = args.clone();
-                    }
-                    entry.started = ts.or(entry.started);
-                }
-            }
-            "tool.execution_complete" => {
-                if let Some(id) = text("toolCallId") {
-                    let Some(started) = open.remove(id) else {
-                        sink.unpaired();
-                        return Ok(());
-                    };
-                    let mut call = new_call(id, started, &session);
-                    call.ended_ms = ts;
-                    call.duration_ms = call
-                        .started_ms
-                        .zip(call.ended_ms)
-                        .map(|(s, e)| (e - s).max(0));
-                    settle(&mut call, data);
-                    sink.call(&call)?;
-                }
-            }
+            "assistant.message" => self.requested(data, ts),
+            "tool.execution_start" => self.started(data, ts),
+            "tool.execution_complete" => return self.completed(sink, data, ts),
             _ => {}
         }
         Ok(())
-    })?;
-    for id in order {
-        if let Some(started) = open.remove(&id) {
-            sink.call(&new_call(&id, started, &session))?;
+    }
+
+    /// `session.start`: the session's id, start time and working directory.
+    fn start(&mut self, data: &Map<String, Value>) {
+        if let Some(id) = text(data, "sessionId") {
+            self.session.id = id.to_string();
+        }
+        self.session.saw(timestamp_ms(data.get("startTime")));
+        if let Some(cwd) = data
+            .get("context")
+            .and_then(|c| c.get("cwd"))
+            .and_then(Value::as_str)
+        {
+            self.session.cwd = Some(cwd.to_string());
         }
     }
-    sink.session(&session)
+
+    /// `assistant.message`: its `toolRequests` open calls not seen before.
+    fn requested(&mut self, data: &Map<String, Value>, ts: Option<i64>) {
+        for req in data
+            .get("toolRequests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(id) = req.get("toolCallId").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.open.contains_key(id) {
+                self.order.push(id.to_string());
+                self.open.insert(
+                    id.to_string(),
+                    Open {
+                        name: str_of(req, "name"),
+                        input: req.get("arguments").cloned().unwrap_or(Value::Null),
+                        started: ts,
+                    },
+                );
+            }
+        }
+    }
+
+    /// `tool.execution_start`: the call opened if it was not, its name, arguments and start
+    /// time taken from the event when it has them.
+    fn started(&mut self, data: &Map<String, Value>, ts: Option<i64>) {
+        let Some(id) = text(data, "toolCallId") else {
+            return;
+        };
+        if !self.open.contains_key(id) {
+            self.order.push(id.to_string());
+        }
+        let entry = self.open.entry(id.to_string()).or_insert(Open {
+            name: String::new(),
+            input: Value::Null,
+            started: None,
+        });
+        if let Some(name) = text(data, "toolName") {
+            entry.name = name.to_string();
+        }
+        if let Some(args) = data.get("arguments").filter(|a| !a.is_null()) {
+            entry.input = args.clone();
+        }
+        entry.started = ts.or(entry.started);
+    }
+
+    /// `tool.execution_complete`: the open call settled and stored; one never opened is
+    /// counted unpaired.
+    fn completed(
+        &mut self,
+        sink: &mut Sink<'_>,
+        data: &Map<String, Value>,
+        ts: Option<i64>,
+    ) -> Result<()> {
+        let Some(id) = text(data, "toolCallId") else {
+            return Ok(());
+        };
+        let Some(started) = self.open.remove(id) else {
+            sink.unpaired();
+            return Ok(());
+        };
+        let mut call = new_call(id, started, &self.session);
+        call.ended_ms = ts;
+        call.duration_ms = call
+            .started_ms
+            .zip(call.ended_ms)
+            .map(|(s, e)| (e - s).max(0));
+        settle(&mut call, data);
+        sink.call(&call)
+    }
+
+    /// The end of the log: calls that never completed stored pending, then the session.
+    fn finish(mut self, sink: &mut Sink<'_>) -> Result<()> {
+        for id in self.order {
+            if let Some(started) = self.open.remove(&id) {
+                sink.call(&new_call(&id, started, &self.session))?;
+            }
+        }
+        sink.session(&self.session)
+    }
+}
+
+/// A non-empty string field of an event's `data`.
+fn text<'a>(data: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    data.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 fn str_of(v: &Value, key: &str) -> String {

@@ -28,6 +28,7 @@ mod codex;
 mod copilot;
 mod gemini;
 mod places;
+mod stamp;
 mod trace;
 
 use std::collections::HashSet;
@@ -37,7 +38,7 @@ use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use serde_json::{Value, json};
 
 use super::classify::Status;
@@ -271,17 +272,7 @@ fn import_file(
     totals: &mut Totals,
     progress: &mut Progress,
 ) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    let key = std::fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .to_string_lossy()
-        .into_owned();
-    let size = meta.len() as i64;
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i64);
+    let stamp = stamp::Stamp::of(path)?;
     let format = match forced {
         Some(format) => Some(format),
         None => detect(path)?,
@@ -291,20 +282,12 @@ fn import_file(
             Some(reason) => *totals.skipped.entry(reason).or_default() += 1,
             None => totals.unrecognised.push(path.display().to_string()),
         }
-        progress.advance(size as u64);
+        progress.advance(stamp.size as u64);
         return Ok(());
     };
-    let previous: Option<(i64, i64, String)> = conn
-        .query_row(
-            "SELECT size, mtime_ns, format FROM import_files WHERE path = ?1",
-            [&key],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()
-        .map_err(|e| Error::sql("read import state", e))?;
-    if previous == Some((size, mtime_ns, format.as_str().to_string())) {
+    if stamp.unchanged(conn, format)? {
         totals.unchanged += 1;
-        progress.advance(size as u64);
+        progress.advance(stamp.size as u64);
         return Ok(());
     }
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
@@ -326,22 +309,7 @@ fn import_file(
     }
     let calls = sink.calls;
     drop(sink);
-    tx.execute(
-        "INSERT INTO import_files (path, size, mtime_ns, format, calls, imported_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-             format = excluded.format, calls = excluded.calls,
-             imported_ms = excluded.imported_ms",
-        params![
-            key,
-            size,
-            mtime_ns,
-            format.as_str(),
-            calls as i64,
-            crate::store::now_ms()
-        ],
-    )
-    .map_err(|e| Error::sql("write import state", e))?;
+    stamp.remember(&tx, format, calls)?;
     tx.commit().map_err(|e| Error::sql("commit import", e))?;
     totals.files += 1;
     Ok(())

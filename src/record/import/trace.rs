@@ -1,4 +1,4 @@
-//! callusguard JSONL traces (spec §6.3): one tool call per line, `ts, tool_name,
+//! callusguard JSONL traces: one tool call per line, `ts, tool_name,
 //! tool_input, status, error`.
 //!
 //! Read as callusguard reads them — `tool_name`, else `tool`, else `Bash`; the command from

@@ -58,6 +58,12 @@ const HARNESS_TEXTS: &[&str] = &[
 /// Shells a host starts its shell tool with: a host that cannot spawn one of these
 /// (`spawn pwsh.exe ENOENT`, Node's wording in Gemini CLI, Copilot CLI and Cursor; github/
 /// copilot-cli#2355) failed around the command, which never ran.
+///
+/// Not [`crate::host::call::is_shell`]: that names the host's shell *tools* (`Bash`,
+/// `run_shell_command`), this the *executables* a host spawns to run one. Nor the program
+/// table's shells (`crate::shell::programs::is_shell`): those are what a command runs and
+/// callus unwraps (`ksh`, `csh` …, no `pwsh` or `cmd`), these what hosts are known to launch,
+/// Windows' included.
 const SHELLS: &[&str] = &[
     "bash",
     "sh",
