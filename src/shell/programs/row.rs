@@ -47,7 +47,7 @@ pub(crate) enum Role {
     Keyword,
 }
 
-/// How the recorder and derive name a call of the program (callusguard spec §6.4).
+/// How the recorder and derive name a call of the program (the shape of `docs/outcomes.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
     /// The program's basename.
