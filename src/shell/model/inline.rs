@@ -7,7 +7,7 @@
 
 use super::effect::EffectKind;
 use super::walk::Walk;
-use super::{Class, Effect, analyse};
+use super::{Class, Effect};
 
 /// The quoted string literals of some code (between `'…'` or `"…"`), short ones only.
 fn literals(code: &str) -> impl Iterator<Item = &str> {
@@ -39,7 +39,7 @@ impl Walk<'_> {
             ],
         ) {
             for lit in literals(code).filter(|l| l.contains(' ')) {
-                for e in analyse(lit, self.ctx).effects {
+                for e in (self.analyse)(lit, self.ctx) {
                     if !fx.iter().any(|x| x.line == e.line) {
                         fx.push(e);
                     }

@@ -424,9 +424,9 @@ impl Walk<'_> {
             return;
         }
         NESTED.with(|n| n.set(depth + 1));
-        let inner = super::analyse(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
+        let inner = (self.analyse)(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
         NESTED.with(|n| n.set(depth));
-        for e in inner.effects {
+        for e in inner {
             let path = e.line.rsplit_once(" path=").map(|(_, p)| p);
             if path.is_some_and(|p| seen.iter().any(|h| under(p, h))) {
                 fx.push(e);

@@ -177,7 +177,7 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
 /// Walk the segments in order with the shell state they share (`runtime`: see
 /// [`paths::classify`]).
 fn effects_of(split: &Split, ctx: &Context, runtime: bool, out: &mut Analysis) {
-    let mut walk = walk::Walk::new(ctx);
+    let mut walk = walk::Walk::new(ctx, |command, ctx| analyse(command, ctx).effects);
     walk.runtime = runtime;
     for seg in &split.segments {
         walk.segment(seg, out);

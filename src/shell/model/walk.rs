@@ -25,9 +25,16 @@ pub(crate) struct Pipe {
     pub(crate) literal: Option<Vec<String>>,
 }
 
+/// The command model itself ([`super::analyse`], its effects), handed to the walk so that a
+/// step analysing a nested command (a literal in inline code, a container's command on the
+/// host) calls it as a value instead of importing the module above it.
+pub(crate) type Analyser = fn(command: &str, ctx: &Context) -> Vec<Effect>;
+
 /// The walk through one split command.
 pub(crate) struct Walk<'c> {
     pub(crate) ctx: &'c Context,
+    /// How a nested command is analysed.
+    pub(crate) analyse: Analyser,
     pub(crate) cwd: Cwd,
     pub(crate) pipes: Vec<Pipe>,
     pub(crate) fetched: Vec<String>,
@@ -50,9 +57,10 @@ pub(crate) struct Call<'a> {
 }
 
 impl<'c> Walk<'c> {
-    pub(crate) fn new(ctx: &'c Context) -> Self {
+    pub(crate) fn new(ctx: &'c Context, analyse: Analyser) -> Self {
         Walk {
             ctx,
+            analyse,
             cwd: Cwd::Start,
             pipes: vec![Pipe::default(); DEPTHS],
             fetched: Vec::new(),
