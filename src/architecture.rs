@@ -64,18 +64,6 @@ const MAX_FN_LINES: usize = 80;
 /// Functions over [`MAX_FN_LINES`] that this test lets stand for now, each as (file, name),
 /// with why they are not split or justified in place.
 const LONG_FNS: &[(&str, &str)] = &[
-    // `src/shell/` is being rebuilt around the program table (issue 26, another helper's
-    // part): its long functions go with that rebuild, not piecemeal here.
-    (
-        "src/shell/blame_tests.rs",
-        "a_consumer_with_a_file_operand_is_a_producer",
-    ),
-    ("src/shell/model/git.rs", "effects"),
-    ("src/shell/model/paths.rs", "class_of"),
-    ("src/shell/model/state.rs", "round"),
-    ("src/shell/syntax/lexer.rs", "list"),
-    ("src/shell/syntax/lexer.rs", "word"),
-    ("src/shell/syntax/parse.rs", "word"),
     // The host edge, the guard and the recorder's hook and importers are another helper's
     // part of issue 26 (reading the call once, at the edge), which rewrites these.
     ("src/app/guard.rs", "audit"),
