@@ -6,7 +6,7 @@
 //! their rows' facts ([`crate::shell::programs::Network`]). (Cloud CLIs uploading a file and
 //! gawk's sockets are rows' effects, `shell/programs/net.rs` and `editors.rs`.)
 
-use super::Effect;
+use super::effect::Effect;
 use super::net;
 use super::walk::{Walk, remote_shell, sends_secret};
 use crate::shell::programs::{self, Network};

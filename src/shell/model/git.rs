@@ -3,7 +3,7 @@
 //! their unambiguous abbreviations (`--mirr`, `--har`), and the subcommands that discard
 //! work or rewrite shared history yield `discards-git-work` and `pushes` effects.
 
-use super::Effect;
+use super::effect::Effect;
 use super::effect::EffectKind;
 use crate::shell::options::{Grammar, parse};
 

@@ -9,9 +9,11 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
+use super::context::Context;
+use super::effect::Effect;
 use super::effect::EffectKind;
+use super::paths::Class;
 use super::walk::Walk;
-use super::{Class, Context, Effect};
 use crate::shell::Segment;
 use crate::shell::options::{Grammar, parse};
 

@@ -5,7 +5,7 @@
 //! `..`, `//`, a trailing glob) against the [`Context`] and the command's own `cd`s; the
 //! filesystem is never touched here (the caller may resolve symlinks first).
 
-use super::Context;
+use super::context::Context;
 
 /// Where a path points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -560,6 +560,39 @@ fn absolute_class(abs: &str) -> Class {
         };
     }
     Class::Other
+}
+
+/// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
+/// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
+#[must_use]
+pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
+    classify_at(path, &Cwd::Start, ctx)
+}
+
+/// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
+pub(crate) fn classify_at(path: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+    classify_walked(path, cwd, ctx, true)
+}
+
+/// [`classify_at`], saying whether a variable left in `path` may be empty at run time (see
+/// [`classify`]).
+pub(crate) fn classify_walked(
+    path: &str,
+    cwd: &Cwd,
+    ctx: &Context,
+    runtime: bool,
+) -> (Class, String) {
+    let (class, resolved) = classify(path, cwd, ctx, runtime);
+    if matches!(class, Class::Other | Class::WorkingDir)
+        && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
+        && real != resolved
+    {
+        let (c, _) = classify(&real, &Cwd::Start, ctx, runtime);
+        if c != Class::Other {
+            return (c, real);
+        }
+    }
+    (class, resolved)
 }
 
 #[cfg(test)]

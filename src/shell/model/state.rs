@@ -5,9 +5,9 @@
 //! loop variables (every word, as a list) and the defaults of unset names (`${X:-rm}`,
 //! `${X:=rm}`) are followed the same way. Functions need nothing here: the splitter already
 //! yields their bodies.
-//! Bounded: at most [`super::MAX_EXPANSIONS`] expansions in at most three rounds.
+//! Bounded: at most [`MAX_EXPANSIONS`] expansions in at most three rounds.
 
-use super::MAX_EXPANSIONS;
+use super::limits::{MAX_EXPANSIONS, MAX_LEN};
 use crate::shell::Split;
 
 /// What expansion produced.
@@ -565,7 +565,7 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
             }
             None => break,
         }
-        if count > MAX_EXPANSIONS || current.len() > super::MAX_LEN {
+        if count > MAX_EXPANSIONS || current.len() > MAX_LEN {
             return Expanded::TooMany;
         }
     }

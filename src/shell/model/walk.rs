@@ -7,9 +7,11 @@
 //! written in: this file names no program and does not import the table; the walk itself
 //! (`segment.rs`) does.
 
+use super::context::Context;
+use super::effect::Effect;
 use super::effect::EffectKind;
-use super::paths::{Cwd, resolve};
-use super::{Class, Context, Effect, net};
+use super::net;
+use super::paths::{Class, Cwd, classify_walked, resolve};
 use crate::shell::options::Grammar;
 use crate::shell::{MAX_DEPTH, Segment};
 
@@ -70,7 +72,7 @@ impl<'c> Walk<'c> {
 
     /// The class of a path a program names, from where the walk has got to.
     pub(crate) fn class(&self, word: &str) -> (Class, String) {
-        super::classify_walked(word, &self.cwd, self.ctx, self.runtime)
+        classify_walked(word, &self.cwd, self.ctx, self.runtime)
     }
 
     /// `cd TARGET` (`None`: `cd` alone, home): where the rest of the command runs.
