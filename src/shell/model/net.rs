@@ -1,7 +1,7 @@
 //! The network side of the model's vocabulary: which files hold secrets, which programs
-//! decode or print one, the substitutions in a word, remote locations, and the interpreter
-//! code that opens a remote shell. Which programs fetch, send, open sockets or interpret
-//! code is their rows' ([`crate::shell::programs`]).
+//! print one, the substitutions in a word, remote locations, and the interpreter
+//! code that opens a remote shell. Which programs fetch, decode, send, open sockets or
+//! interpret code is their rows' ([`crate::shell::programs`]).
 
 /// How much of an unclosed substitution's text is looked at (bash refuses an unclosed one
 /// as a syntax error, so nothing of it runs; the window only keeps the scan linear).
@@ -50,19 +50,6 @@ pub(crate) fn substitutions(word: &str) -> impl Iterator<Item = &str> {
         }
         &word[start..end]
     })
-}
-
-/// Is the program, a decoder or fetcher stage of a pipeline?
-pub(crate) fn is_decoder(program: &str, args: &[String]) -> bool {
-    let has = |f: &str| args.iter().any(|a| a == f || a.starts_with(f));
-    match program {
-        "base64" | "base32" | "basenc" => has("-d") || has("--d") || has("-D"),
-        "xxd" => has("-r"),
-        "openssl" => has("-d") || has("-base64") || args.first().is_some_and(|a| a == "base64"),
-        "uudecode" | "zcat" | "gunzip" | "bzcat" | "xzcat" | "rev" => true,
-        "gzip" | "bzip2" | "xz" => has("-d") || has("-dc"),
-        _ => false,
-    }
 }
 
 /// Does `path` name a secret (keys, credentials, `.env`)?

@@ -125,7 +125,7 @@ impl Walk<'_> {
         // What this stage contributes to the rest of its pipeline.
         let network = programs::network(p);
         let pipe = &mut self.pipes[d];
-        if network.fetches || net::is_decoder(p, args) {
+        if network.fetches || network.decodes.is_some_and(|decodes| decodes(args)) {
             // What flows on is the fetched or decoded text, not words echoed before.
             pipe.fetch = true;
             pipe.literal = None;

@@ -12,10 +12,10 @@
 //! - the effects the model reads from it ([`Row::effects`], a function of the walk's state);
 //! - what it does on the network ([`Row::network`]) and how it takes code ([`Row::code`]).
 //!
-//! The rows live one file per family (`shells.rs`, `interpreters.rs`, `wrappers.rs`,
-//! `runners.rs`, `disks.rs`, `data.rs`, `privilege.rs`, `files.rs`, `editors.rs`, `git.rs`,
-//! `net.rs`, `machine.rs`, `builtins.rs`; the multiplexers that only shape, such as `npm` or
-//! `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in
+//! The rows live one file per family (`shells.rs`, `interpreters.rs`, `codecs.rs`,
+//! `wrappers.rs`, `runners.rs`, `disks.rs`, `data.rs`, `privilege.rs`, `files.rs`,
+//! `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the multiplexers that only
+//! shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in
 //! its family file, one line here, and its tests (see `docs/architecture.md`, "Adding a
 //! program").
 //!
@@ -25,11 +25,12 @@
 //! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
 //! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
 //! ask it. The passes every segment goes through (code run by shells and interpreters, data
-//! sent over the network) ask the row too: its [`Network`] (fetches, sends, socket, options
-//! skipped, needs a remote) and its [`Code`] (the flags an interpreter takes code with);
+//! sent over the network) ask the row too: its [`Network`] (fetches, decodes, sends, socket,
+//! options skipped, needs a remote) and its [`Code`] (the flags an interpreter takes code with);
 //! [`network`] and [`interpreter`] look them up.
 
 mod builtins;
+mod codecs;
 mod data;
 mod disks;
 mod editors;
@@ -69,6 +70,9 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("awk", &editors::AWK),
     ("aws", &net::AWS),
     ("az", &net::UPLOADER),
+    ("base32", &codecs::BASE_N),
+    ("base64", &codecs::BASE_N),
+    ("basenc", &codecs::BASE_N),
     ("bash", &shells::SHELL),
     ("blkdiscard", &disks::MAKE),
     ("bq", &data::CLIENT),
@@ -77,6 +81,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("builtin", &builtins::BUILTIN),
     ("bun", &interpreters::EVAL_PRINT),
     ("busybox", &wrappers::BUSYBOX),
+    ("bzcat", &codecs::DECODER),
+    ("bzip2", &codecs::COMPRESSOR),
     ("callus", &machine::CALLUS),
     ("cargo", &Row::SUBCOMMAND),
     ("case", &Row::KEYWORD),
@@ -137,6 +143,8 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("git", &git::GIT),
     ("go", &Row::SUBCOMMAND),
     ("gsutil", &net::UPLOADER),
+    ("gunzip", &codecs::DECODER),
+    ("gzip", &codecs::COMPRESSOR),
     ("halt", &machine::POWER),
     ("hash", &Row::BUILTIN),
     ("hdparm", &disks::HDPARM),
@@ -214,6 +222,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("red", &editors::EX),
     ("redis-cli", &data::CLIENT),
     ("return", &Row::BUILTIN),
+    ("rev", &codecs::DECODER),
     ("rm", &files::RM),
     ("rmdir", &files::RM),
     ("rsync", &files::RSYNC),
@@ -269,6 +278,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("unlink", &files::RM),
     ("unset", &Row::BUILTIN),
     ("until", &Row::KEYWORD),
+    ("uudecode", &codecs::DECODER),
     ("vgremove", &disks::LVM_REMOVE),
     ("vi", &editors::VIM),
     ("vim", &editors::VIM),
@@ -279,8 +289,12 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("wipefs", &disks::WIPEFS),
     ("xargs", &wrappers::XARGS),
     ("xh", &net::HTTPIE),
+    ("xxd", &codecs::XXD),
+    ("xz", &codecs::COMPRESSOR),
+    ("xzcat", &codecs::DECODER),
     ("yarn", &Row::SUBCOMMAND),
     ("yash", &shells::SHELL),
+    ("zcat", &codecs::DECODER),
     ("zpool", &disks::ZPOOL),
     ("zsh", &shells::SHELL),
     ("{", &Row::KEYWORD),

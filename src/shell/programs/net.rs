@@ -201,6 +201,11 @@ pub(super) const OPENSSL: Row = Row {
     network: &Network {
         sends: true,
         connects: Some(|args| args.first().is_some_and(|a| a == "s_client")),
+        decodes: Some(|args| {
+            super::codecs::has(args, "-d")
+                || super::codecs::has(args, "-base64")
+                || args.first().is_some_and(|a| a == "base64")
+        }),
         socket: Some(hands_over),
         ..Network::NONE
     },

@@ -37,6 +37,9 @@ pub(crate) struct Network {
     pub fetches: bool,
     /// The files one call saves what it fetches to (`curl -o F`, `wget URL`), appended.
     pub saves: Option<Saves>,
+    /// Whether this call prints decoded text (`base64 -d`, `zcat`), which the stages after
+    /// it treat as fetched: code the command did not contain.
+    pub decodes: Option<fn(args: &[String]) -> bool>,
     /// It sends data over the network: a secret in its arguments, redirected into it or read
     /// earlier in its pipeline leaves the machine.
     pub sends: bool,
@@ -58,6 +61,7 @@ impl Network {
     pub(crate) const NONE: Network = Network {
         fetches: false,
         saves: None,
+        decodes: None,
         sends: false,
         connects: None,
         socket: None,
