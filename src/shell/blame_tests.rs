@@ -331,6 +331,12 @@ fn a_consumer_with_a_file_operand_is_a_producer() {
         // A pattern given by option: the only operand is a file.
         ("ls | grep -e x", "", "ls", "producer"),
         ("ls | awk -f prog.awk", "", "ls", "producer"),
+    ]);
+}
+
+#[test]
+fn powershell_filters_builtin_producers_and_doers() {
+    check(&[
         (
             "Get-ChildItem | Select-String -Path a.txt -Pattern x",
             "",
@@ -361,6 +367,12 @@ fn a_consumer_with_a_file_operand_is_a_producer() {
         // Not a filter: an unknown program reading a pipe is a doer.
         ("cat x.sql | psql db", "", "psql db", "exit-status"),
         ("curl -s x | sudo tee /etc/x", "", "curl -s x", "producer"),
+    ]);
+}
+
+#[test]
+fn a_filter_s_option_values_are_not_its_file_operands() {
+    check(&[
         ("ls | wc -l notes.txt", "", "wc -l notes.txt", "exit-status"),
         (
             "ls | cat -n notes.txt",

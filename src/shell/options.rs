@@ -8,6 +8,22 @@
 //! written and take no value; an ambiguous prefix takes the shortest option it abbreviates.
 //!
 //! Names no program: the grammars live with their programs' rows (`shell::programs`).
+//!
+//! # Readers that stay outside the engine
+//! A few argument readers are not grammars, on purpose; each reads something the engine's
+//! model of options (a cluster of flags, then operands) would misread:
+//! - `kill` (`programs/machine.rs`): its first dash word is a signal (`-9`, `-KILL`, `-s
+//!   SIG`) and a later `-1` is a pid (every process), not an option; the engine would read
+//!   `-1` as a flag and `-KILL` as a cluster.
+//! - interpreters' code flags (`model/segment.rs`, [`crate::shell::programs::Code::flags`]):
+//!   matched as whole words, because PowerShell spells its long options with one dash and
+//!   in any case (`-Command`, `-command`, `-c`), and the pass needs only the code and the
+//!   operands, with every other option left alone whatever value it takes.
+//! - the network pass's skipped options (`model/flows.rs`,
+//!   [`crate::shell::programs::Network::skips`]): the search for a secret sent reads every
+//!   word, option values and operands alike (`-d @.env`, `--data=…`, `host:~/.ssh/id_rsa`);
+//!   only a key, a certificate or a config file given to a listed option is not data, so a
+//!   list of those options is the whole grammar it needs.
 
 /// How one program reads its options.
 #[derive(Debug)]

@@ -5,9 +5,9 @@
 //!
 //! Works on [`crate::shell::split`]'s segments (`argv`, `raw`) and re-does the cheap parts of
 //! normalisation itself (control words, wrappers, path prefixes), so it gives the same answer
-//! whether the splitter already unwrapped `timeout 5 psql` or not. The shape is callusguard's
-//! (spec §6.4): the program's basename, plus the next word for a multiplexer (`git push`,
-//! `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
+//! whether the splitter already unwrapped `timeout 5 psql` or not. The shape is the one
+//! `docs/outcomes.md` defines: the program's basename, plus the next word for a multiplexer
+//! (`git push`, `python3 scripts/x.py`) when that word names a subcommand. Builtins and control words
 //! (`cd`, `set`, `for`, `sleep`, `echo`) are never a program: the program table's
 //! [`Shape`] of each says which are, and which take a subcommand.
 

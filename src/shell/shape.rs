@@ -1,4 +1,5 @@
-//! Command shape (callusguard spec §6.4): the key failures and attempts are grouped by.
+//! Command shape (as `docs/outcomes.md` defines it): the key failures and attempts are
+//! grouped by.
 //!
 //! The program's basename, plus the next word when the program is a multiplexer whose
 //! subcommand matters (`git push`, `docker compose`, `python3 scripts/x.py`) and that word

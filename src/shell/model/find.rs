@@ -1,7 +1,7 @@
 //! `find`: which of its runs delete, and how much (`-delete`, `-exec rm …`), judged by the
 //! tests that narrow what it selects.
 
-use super::Effect;
+use super::effect::Effect;
 use super::effect::EffectKind;
 use super::walk::Walk;
 

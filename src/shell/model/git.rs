@@ -3,7 +3,7 @@
 //! their unambiguous abbreviations (`--mirr`, `--har`), and the subcommands that discard
 //! work or rewrite shared history yield `discards-git-work` and `pushes` effects.
 
-use super::Effect;
+use super::effect::Effect;
 use super::effect::EffectKind;
 use crate::shell::options::{Grammar, parse};
 
@@ -188,33 +188,7 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
                 out.push(discard("worktree", "git reset --hard"));
             }
         }
-        "checkout" | "switch" | "restore" => {
-            let o = parse(rest, &CHECKOUT);
-            let dash = rest.iter().position(|a| a == "--");
-            let paths: Vec<&String> = match dash {
-                Some(i) => rest[i + 1..].iter().collect(),
-                None if sub == "restore" => o.operands.iter().collect(),
-                None => o.operands.iter().filter(|p| whole_tree(p)).collect(),
-            };
-            let staged_only = sub == "restore" && o.flag('S', "staged") && !o.flag('W', "worktree");
-            let force = o.flag('f', "force") || o.has_long("discard-changes");
-            if staged_only {
-                return;
-            }
-            if force && sub != "restore" {
-                out.push(discard("worktree", &format!("git {sub} --force")));
-            } else if paths.iter().any(|p| whole_tree(p)) {
-                out.push(discard("worktree", &format!("git {sub} .")));
-            } else if paths
-                .iter()
-                .any(|p| p.ends_with('/') || p.contains(['*', '?']))
-            {
-                // A directory or a glob: every change under it, not one file the agent named.
-                out.push(discard("worktree", &format!("git {sub} -- DIR/")));
-            } else if !paths.is_empty() {
-                out.push(discard("file", &format!("git {sub} -- FILE")));
-            }
-        }
+        "checkout" | "switch" | "restore" => checkout(sub, rest, out),
         "stash" => match rest.first().map(String::as_str) {
             Some("clear") => out.push(discard("stash", "git stash clear")),
             Some("drop") => out.push(discard("stash", "git stash drop")),
@@ -251,22 +225,56 @@ pub(crate) fn effects(args: &[String], out: &mut Vec<Effect>) {
             }
         }
         "reflog" if rest.first().is_some_and(|a| a == "expire" || a == "delete") => {
-            let o = parse(rest, &PLAIN_GIT);
-            let now = |k| o.values_of(k).any(|v| v == "now" || v == "all");
-            if now("--expire") || now("--expire-unreachable") || rest[0] == "delete" {
-                out.push(discard("history", "git reflog expire"));
-            }
+            prunes(sub, rest, out);
         }
-        "gc" | "prune" => {
-            let o = parse(rest, &PLAIN_GIT);
-            if o.values_of("--prune").any(|v| v == "now" || v == "all")
-                || (sub == "prune" && o.values_of("--expire").any(|v| v == "now"))
-            {
-                out.push(discard("history", "git gc --prune=now"));
-            }
-        }
+        "gc" | "prune" => prunes(sub, rest, out),
         "filter-branch" | "filter-repo" => out.push(discard("history", "git filter-branch")),
         _ => {}
+    }
+}
+
+/// `git checkout|switch|restore`: the working tree or files discarded (`--force`, `.`, a
+/// directory or glob, a file), not `restore --staged` alone.
+fn checkout(sub: &str, rest: &[String], out: &mut Vec<Effect>) {
+    let o = parse(rest, &CHECKOUT);
+    let dash = rest.iter().position(|a| a == "--");
+    let paths: Vec<&String> = match dash {
+        Some(i) => rest[i + 1..].iter().collect(),
+        None if sub == "restore" => o.operands.iter().collect(),
+        None => o.operands.iter().filter(|p| whole_tree(p)).collect(),
+    };
+    let staged_only = sub == "restore" && o.flag('S', "staged") && !o.flag('W', "worktree");
+    let force = o.flag('f', "force") || o.has_long("discard-changes");
+    if staged_only {
+        return;
+    }
+    if force && sub != "restore" {
+        out.push(discard("worktree", &format!("git {sub} --force")));
+    } else if paths.iter().any(|p| whole_tree(p)) {
+        out.push(discard("worktree", &format!("git {sub} .")));
+    } else if paths
+        .iter()
+        .any(|p| p.ends_with('/') || p.contains(['*', '?']))
+    {
+        // A directory or a glob: every change under it, not one file the agent named.
+        out.push(discard("worktree", &format!("git {sub} -- DIR/")));
+    } else if !paths.is_empty() {
+        out.push(discard("file", &format!("git {sub} -- FILE")));
+    }
+}
+
+/// `git reflog expire|delete`, `git gc`, `git prune`: unreachable history dropped now.
+fn prunes(sub: &str, rest: &[String], out: &mut Vec<Effect>) {
+    let o = parse(rest, &PLAIN_GIT);
+    if sub == "reflog" {
+        let now = |k| o.values_of(k).any(|v| v == "now" || v == "all");
+        if now("--expire") || now("--expire-unreachable") || rest[0] == "delete" {
+            out.push(discard("history", "git reflog expire"));
+        }
+    } else if o.values_of("--prune").any(|v| v == "now" || v == "all")
+        || (sub == "prune" && o.values_of("--expire").any(|v| v == "now"))
+    {
+        out.push(discard("history", "git gc --prune=now"));
     }
 }
 

@@ -5,9 +5,10 @@
 //! `FileUtils.rm_rf`, `remove_dir_all`) is a recursive delete; a control-plane literal in
 //! code that writes, removes or renames is a control-plane write.
 
+use super::effect::Effect;
 use super::effect::EffectKind;
+use super::paths::Class;
 use super::walk::Walk;
-use super::{Class, Effect, analyse};
 
 /// The quoted string literals of some code (between `'…'` or `"…"`), short ones only.
 fn literals(code: &str) -> impl Iterator<Item = &str> {
@@ -39,7 +40,7 @@ impl Walk<'_> {
             ],
         ) {
             for lit in literals(code).filter(|l| l.contains(' ')) {
-                for e in analyse(lit, self.ctx).effects {
+                for e in (self.analyse)(lit, self.ctx) {
                     if !fx.iter().any(|x| x.line == e.line) {
                         fx.push(e);
                     }

@@ -9,9 +9,11 @@
 //! a container with `--privileged` or a read-write mount of the host's root, a system
 //! directory or a device is a root shell on the host: `escalates-privilege`.
 
+use super::context::Context;
+use super::effect::Effect;
 use super::effect::EffectKind;
+use super::paths::Class;
 use super::walk::Walk;
-use super::{Class, Context, Effect};
 use crate::shell::Segment;
 use crate::shell::options::{Grammar, parse};
 
@@ -424,9 +426,9 @@ impl Walk<'_> {
             return;
         }
         NESTED.with(|n| n.set(depth + 1));
-        let inner = super::analyse(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
+        let inner = (self.analyse)(&crate::shell::syntax::quote::quote(&host_argv), &ctx);
         NESTED.with(|n| n.set(depth));
-        for e in inner.effects {
+        for e in inner {
             let path = e.line.rsplit_once(" path=").map(|(_, p)| p);
             if path.is_some_and(|p| seen.iter().any(|h| under(p, h))) {
                 fx.push(e);

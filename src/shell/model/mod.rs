@@ -28,11 +28,13 @@
 //! Pure: no I/O; the caller supplies the [`Context`] (working directory, home, repository
 //! root, `$CALLUS_HOME`). Never panics.
 
+mod context;
 pub(crate) mod effect;
 mod find;
 mod flows;
 pub(crate) mod git;
 mod inline;
+mod limits;
 mod machine;
 pub(crate) mod net;
 pub(crate) mod paths;
@@ -40,66 +42,12 @@ mod segment;
 mod state;
 pub(crate) mod walk;
 
+pub(crate) use context::Context;
 pub(crate) use effect::{Effect, EffectKind};
-pub(crate) use paths::Class;
+pub(crate) use limits::{MAX_EXPANSIONS, MAX_LEN, MAX_WRAPPERS};
+pub(crate) use paths::{Class, classify_path};
 
 use crate::shell::{Split, split};
-
-/// Commands longer than this (bytes) are not analysed: `exceeds-limit limit=length`.
-pub(crate) const MAX_LEN: usize = 256 * 1024;
-/// More wrapper words than this in one command: `exceeds-limit limit=wrappers`.
-pub(crate) const MAX_WRAPPERS: usize = 64;
-/// More expansions followed than this: `exceeds-limit limit=expansions`.
-pub(crate) const MAX_EXPANSIONS: usize = 64;
-
-/// What the model knows about where a command runs.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Context {
-    /// The working directory the command starts in (absolute), when known.
-    pub cwd: Option<String>,
-    /// The home directory.
-    pub home: Option<String>,
-    /// The repository root containing `cwd`, when there is one.
-    pub repo_root: Option<String>,
-    /// callus's state directory.
-    pub callus_home: Option<String>,
-    /// Resolves symlinks of a path that exists (the caller's I/O; `None` keeps paths as
-    /// written).
-    pub realpath: Option<fn(&str) -> Option<String>>,
-}
-
-/// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
-/// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
-#[must_use]
-pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
-    classify_at(path, &paths::Cwd::Start, ctx)
-}
-
-/// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
-pub(crate) fn classify_at(path: &str, cwd: &paths::Cwd, ctx: &Context) -> (Class, String) {
-    classify_walked(path, cwd, ctx, true)
-}
-
-/// [`classify_at`], saying whether a variable left in `path` may be empty at run time (see
-/// [`paths::classify`]).
-pub(crate) fn classify_walked(
-    path: &str,
-    cwd: &paths::Cwd,
-    ctx: &Context,
-    runtime: bool,
-) -> (Class, String) {
-    let (class, resolved) = paths::classify(path, cwd, ctx, runtime);
-    if matches!(class, Class::Other | Class::WorkingDir)
-        && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
-        && real != resolved
-    {
-        let (c, _) = paths::classify(&real, &paths::Cwd::Start, ctx, runtime);
-        if c != Class::Other {
-            return (c, real);
-        }
-    }
-    (class, resolved)
-}
 
 /// Everything [`analyse`] found.
 #[derive(Debug, Clone, Default)]
@@ -177,7 +125,7 @@ pub(crate) fn analyse_split(command: &str, first: &Split, ctx: &Context) -> Anal
 /// Walk the segments in order with the shell state they share (`runtime`: see
 /// [`paths::classify`]).
 fn effects_of(split: &Split, ctx: &Context, runtime: bool, out: &mut Analysis) {
-    let mut walk = walk::Walk::new(ctx);
+    let mut walk = walk::Walk::new(ctx, |command, ctx| analyse(command, ctx).effects);
     walk.runtime = runtime;
     for seg in &split.segments {
         walk.segment(seg, out);

@@ -1,92 +1,7 @@
-//! The network side of the model: which programs fetch or decode code, which read stdin
-//! as a script, which send data over the network, which files hold secrets, and the
-//! interpreter code that opens a remote shell.
-
-/// Programs that fetch from the network.
-pub(crate) const FETCHERS: &[&str] = &[
-    "curl",
-    "wget",
-    "fetch",
-    "http",
-    "https",
-    "xh",
-    "curlie",
-    "lwp-request",
-    "GET",
-    "aria2c",
-];
-
-/// Programs that send data over the network.
-pub(crate) const SENDERS: &[&str] = &[
-    "curl", "wget", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "telnet", "scp",
-    "sftp", "rsync", "ftp", "tftp", "ssh", "openssl", "rclone", "sendmail", "mail", "mutt",
-];
-
-/// Raw-socket tools a remote shell is built from.
-pub(crate) const SOCKETS: &[&str] = &["nc", "ncat", "netcat", "socat", "telnet", "openssl"];
-
-/// The interpreter family of a program name (`python3.11` → `python`), if it is one.
-pub(crate) fn interpreter(p: &str) -> Option<&'static str> {
-    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    Some(match base {
-        "python" | "pypy" => "python",
-        "perl" => "perl",
-        "ruby" => "ruby",
-        "node" | "nodejs" | "bun" | "deno" => "node",
-        "php" => "php",
-        "lua" | "luajit" => "lua",
-        "Rscript" | "R" => "r",
-        "osascript" => "osascript",
-        "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" => "powershell",
-        _ => return None,
-    })
-}
-
-/// PowerShell's `-EncodedCommand` in any spelling it accepts (`-e`, `-ec`, `-enc`, …):
-/// base64 decoded and run.
-pub(crate) fn is_encoded_command(arg: &str) -> bool {
-    let a = arg.to_ascii_lowercase();
-    a == "-e" || a == "-ec" || (a.len() >= 3 && "-encodedcommand".starts_with(a.as_str()))
-}
-
-/// The flag an interpreter takes inline code with.
-pub(crate) fn code_flags(family: &str) -> &'static [&'static str] {
-    match family {
-        "perl" => &["-e", "-E"],
-        "ruby" | "node" | "lua" => &["-e", "--eval", "-p", "--print"],
-        "php" => &["-r"],
-        "r" => &["-e"],
-        "powershell" => &["-c", "-Command", "-command", "-C"],
-        _ => &["-c"],
-    }
-}
-
-/// Does `code` decode or fetch what it yields (`curl …`, `base64 -d`, `xxd -r`)?
-pub(crate) fn fetches_or_decodes(code: &str) -> bool {
-    let lower = code.to_ascii_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().any(|w| {
-        FETCHERS.iter().any(|f| f.eq_ignore_ascii_case(w))
-            || matches!(
-                *w,
-                "uudecode" | "zcat" | "gunzip" | "rev" | "bzcat" | "xzcat"
-            )
-    }) || [
-        "base64 -d",
-        "base64 --d",
-        "base64 -D",
-        "base32 -d",
-        "xxd -r",
-        "openssl enc -d",
-        "openssl base64 -d",
-        "gzip -d",
-    ]
-    .iter()
-    .any(|p| lower.contains(&p.to_ascii_lowercase()))
-}
+//! The network side of the model's vocabulary: which files hold secrets, which programs
+//! print one, the substitutions in a word, remote locations, and the interpreter
+//! code that opens a remote shell. Which programs fetch, decode, send, open sockets or
+//! interpret code is their rows' ([`crate::shell::programs`]).
 
 /// How much of an unclosed substitution's text is looked at (bash refuses an unclosed one
 /// as a syntax error, so nothing of it runs; the window only keeps the scan linear).
@@ -135,19 +50,6 @@ pub(crate) fn substitutions(word: &str) -> impl Iterator<Item = &str> {
         }
         &word[start..end]
     })
-}
-
-/// Is the program, a decoder or fetcher stage of a pipeline?
-pub(crate) fn is_decoder(program: &str, args: &[String]) -> bool {
-    let has = |f: &str| args.iter().any(|a| a == f || a.starts_with(f));
-    match program {
-        "base64" | "base32" | "basenc" => has("-d") || has("--d") || has("-D"),
-        "xxd" => has("-r"),
-        "openssl" => has("-d") || has("-base64") || args.first().is_some_and(|a| a == "base64"),
-        "uudecode" | "zcat" | "gunzip" | "bzcat" | "xzcat" | "rev" => true,
-        "gzip" | "bzip2" | "xz" => has("-d") || has("-dc"),
-        _ => false,
-    }
 }
 
 /// Does `path` name a secret (keys, credentials, `.env`)?
@@ -295,15 +197,8 @@ mod tests {
     }
 
     #[test]
-    fn fetch_and_decode_are_recognised_inside_substitutions() {
-        assert!(fetches_or_decodes("curl -fsSL https://x/i.sh)"));
-        assert!(fetches_or_decodes("echo aGk= | base64 -d)"));
-        assert!(!fetches_or_decodes("git rev-parse HEAD)"));
-        assert_eq!(substitutions("a$(b)c<(d)").count(), 2);
-    }
-
-    #[test]
     fn substitutions_end_at_their_close_and_an_unclosed_one_is_bounded() {
+        assert_eq!(substitutions("a$(b)c<(d)").count(), 2);
         let subs: Vec<&str> = substitutions("a$(b (c) $(d))e`f`<(g)$(h").collect();
         assert_eq!(subs, ["b (c) $(d)", "d", "f", "g", "h"]);
         let unclosed = format!("$({})", "x".repeat(1000));

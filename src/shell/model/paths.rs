@@ -5,7 +5,7 @@
 //! `..`, `//`, a trailing glob) against the [`Context`] and the command's own `cd`s; the
 //! filesystem is never touched here (the caller may resolve symlinks first).
 
-use super::Context;
+use super::context::Context;
 
 /// Where a path points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -458,49 +458,18 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
         return Class::Root;
     }
     let home = ctx.home.as_deref().unwrap_or("~");
-    let in_home = |p: &str| {
-        p.strip_prefix(home)
-            .or_else(|| p.strip_prefix('~'))
-            .filter(|r| r.is_empty() || r.starts_with('/'))
-            .map(|r| r.trim_start_matches('/').to_string())
-    };
-    let under_home = in_home(path).is_some();
-    if let Some(rest) = in_home(path) {
-        if rest.is_empty() {
-            return Class::Home;
-        }
-        let first = rest.split('/').next().unwrap_or("");
-        if (HOME_KEEP.contains(&first) || has_glob(first)) && !rest.contains('/') {
-            return Class::Home;
-        }
-        // Keys and credentials anywhere in the home (`~/.aws/credentials`, `~/.netrc`, a
-        // `.env` of the user's own) are the home's keys, wherever the home itself is.
-        if first == ".ssh" || first == ".gnupg" || super::net::is_secret(path) {
-            return Class::Home;
-        }
-    }
-    let last = path.rsplit('/').next().unwrap_or(path);
-    if last == ".git" {
-        if let Some(root) = ctx.repo_root.as_deref() {
-            if path == format!("{root}/.git") {
-                return Class::ProjectRoot;
-            }
-        } else if !path.starts_with('/') {
-            return Class::ProjectRoot;
-        }
-        if path == ".git" {
-            return Class::ProjectRoot;
-        }
-    }
-    if let Some(root) = ctx.repo_root.as_deref()
-        && path.starts_with('/')
+    let in_home = path
+        .strip_prefix(home)
+        .or_else(|| path.strip_prefix('~'))
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+        .map(|r| r.trim_start_matches('/'));
+    if let Some(rest) = in_home
+        && home_itself(path, rest)
     {
-        if path == root {
-            return Class::ProjectRoot;
-        }
-        if root.starts_with(&format!("{}/", path.trim_end_matches('/'))) {
-            return Class::AboveProject;
-        }
+        return Class::Home;
+    }
+    if let Some(class) = project_class(path, ctx) {
+        return class;
     }
     if path.is_empty() {
         return match (cwd, &ctx.cwd, &ctx.repo_root) {
@@ -525,26 +494,105 @@ fn class_of(path: &str, cwd: &Cwd, ctx: &Context) -> Class {
     {
         return Class::Temp;
     }
-    if let Some(abs) = path.strip_prefix('/') {
-        let mut parts = abs.split('/');
-        let first = parts.next().unwrap_or("");
-        let depth = 1 + parts.count();
-        if under_home {
-            return Class::Other;
+    match path.strip_prefix('/') {
+        Some(abs) if in_home.is_none() => absolute_class(abs),
+        _ => Class::Other,
+    }
+}
+
+/// Whether `path`, `rest` below the home, is the home itself in a rule's eyes: the home,
+/// a top-level entry it keeps (`~/Documents`, `~/*`), or its keys and credentials
+/// (`~/.ssh/…`, `~/.aws/credentials`, a `.env` of the user's own), wherever the home is.
+fn home_itself(path: &str, rest: &str) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    let first = rest.split('/').next().unwrap_or("");
+    (HOME_KEEP.contains(&first) || has_glob(first)) && !rest.contains('/')
+        || first == ".ssh"
+        || first == ".gnupg"
+        || super::net::is_secret(path)
+}
+
+/// The repository's own paths: its `.git`, its root, a directory above it.
+fn project_class(path: &str, ctx: &Context) -> Option<Class> {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if last == ".git" {
+        if let Some(root) = ctx.repo_root.as_deref() {
+            if path == format!("{root}/.git") {
+                return Some(Class::ProjectRoot);
+            }
+        } else if !path.starts_with('/') {
+            return Some(Class::ProjectRoot);
         }
-        if has_glob(first) {
-            // `/u*`, `/e?c`: may name any top-level directory.
-            return Class::System;
-        }
-        if SYSTEM.contains(&first) && depth <= 2 {
-            return if matches!(first, "home" | "Users") && depth == 2 {
-                Class::Home
-            } else {
-                Class::System
-            };
+        if path == ".git" {
+            return Some(Class::ProjectRoot);
         }
     }
+    if let Some(root) = ctx.repo_root.as_deref()
+        && path.starts_with('/')
+    {
+        if path == root {
+            return Some(Class::ProjectRoot);
+        }
+        if root.starts_with(&format!("{}/", path.trim_end_matches('/'))) {
+            return Some(Class::AboveProject);
+        }
+    }
+    None
+}
+
+/// An absolute path outside the home (`abs` without its leading `/`): a system directory
+/// or one a glob may name, a home directory (`/home/u`), or other.
+fn absolute_class(abs: &str) -> Class {
+    let mut parts = abs.split('/');
+    let first = parts.next().unwrap_or("");
+    let depth = 1 + parts.count();
+    if has_glob(first) {
+        // `/u*`, `/e?c`: may name any top-level directory.
+        return Class::System;
+    }
+    if SYSTEM.contains(&first) && depth <= 2 {
+        return if matches!(first, "home" | "Users") && depth == 2 {
+            Class::Home
+        } else {
+            Class::System
+        };
+    }
     Class::Other
+}
+
+/// The class of a path a tool names (relative paths against `ctx.cwd`), and the path
+/// resolved; symlinks followed through `ctx.realpath` when that finds a stronger class.
+#[must_use]
+pub(crate) fn classify_path(path: &str, ctx: &Context) -> (Class, String) {
+    classify_at(path, &Cwd::Start, ctx)
+}
+
+/// [`classify_path`] from the working directory `cwd` the walk has reached (after `cd`s).
+pub(crate) fn classify_at(path: &str, cwd: &Cwd, ctx: &Context) -> (Class, String) {
+    classify_walked(path, cwd, ctx, true)
+}
+
+/// [`classify_at`], saying whether a variable left in `path` may be empty at run time (see
+/// [`classify`]).
+pub(crate) fn classify_walked(
+    path: &str,
+    cwd: &Cwd,
+    ctx: &Context,
+    runtime: bool,
+) -> (Class, String) {
+    let (class, resolved) = classify(path, cwd, ctx, runtime);
+    if matches!(class, Class::Other | Class::WorkingDir)
+        && let Some(real) = ctx.realpath.and_then(|f| f(&resolved))
+        && real != resolved
+    {
+        let (c, _) = classify(&real, &Cwd::Start, ctx, runtime);
+        if c != Class::Other {
+            return (c, real);
+        }
+    }
+    (class, resolved)
 }
 
 #[cfg(test)]

@@ -1,46 +1,14 @@
 //! The walk through one split command: each segment's files written, then the effects its
 //! program's row in [`crate::shell::programs`] gives, then the passes every segment goes
-//! through (disk tools, SQL, code run by shells and interpreters, data sent over the
-//! network), then what the stage hands the rest of its pipeline.
+//! through (code run by shells and interpreters, data sent over the network; each asks the
+//! row's [`programs::Code`] and [`programs::Network`]), then what the stage hands the rest
+//! of its pipeline.
 
 use super::effect::EffectKind;
 use super::walk::{Call, DEPTHS, Pipe, Walk, fetched, remote_shell, same_file, sends_secret};
 use super::{Analysis, Class, Effect, net};
-use crate::shell::options::{Grammar, parse};
 use crate::shell::programs;
 use crate::shell::{Origin, Segment, segment_writes};
-
-const CURL: Grammar = Grammar {
-    short_value: "dFTHXoOuAeEKrwxbcmyYzCUPQ",
-    short_optional: "",
-    long: &[
-        ("data", true),
-        ("data-binary", true),
-        ("data-raw", true),
-        ("data-ascii", true),
-        ("data-urlencode", true),
-        ("json", true),
-        ("form", true),
-        ("form-string", true),
-        ("upload-file", true),
-        ("output", true),
-        ("remote-name", false),
-        ("header", true),
-        ("request", true),
-        ("user", true),
-        ("user-agent", true),
-        ("post-file", true),
-        ("body-file", true),
-        ("output-document", true),
-        ("post-data", true),
-        ("cert", true),
-        ("key", true),
-        ("cacert", true),
-        ("config", true),
-    ],
-    stop_at_operand: false,
-    last: &[],
-};
 
 impl Walk<'_> {
     pub(crate) fn segment(&mut self, seg: &Segment, out: &mut Analysis) {
@@ -70,7 +38,7 @@ impl Walk<'_> {
         if let Some(program) = argv.first() {
             let rest = &argv[1..];
             if (program.starts_with("$(") || program.starts_with('`'))
-                && net::fetches_or_decodes(program)
+                && programs::fetches_or_decodes(program)
             {
                 fx.push(fetched("a fetched or decoded command in program position"));
             }
@@ -131,14 +99,13 @@ impl Walk<'_> {
             if r.op.ends_with('<')
                 && !r.op.starts_with("<<")
                 && net::is_secret(&r.target)
-                && net::SENDERS.contains(&program)
+                && programs::network(program).sends
             {
                 fx.push(sends_secret(&r.target, program));
             }
         }
     }
 
-    #[allow(clippy::too_many_lines)]
     fn program(&mut self, p: &str, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
         let secret_arg = args.iter().find(|a| net::is_secret(a)).cloned();
         if let Some(row) = programs::find(p)
@@ -156,13 +123,14 @@ impl Walk<'_> {
         self.code(p, args, seg, d, fx);
         self.network(p, args, d, fx);
         // What this stage contributes to the rest of its pipeline.
+        let network = programs::network(p);
         let pipe = &mut self.pipes[d];
-        if net::FETCHERS.contains(&p) || net::is_decoder(p, args) {
+        if network.fetches || network.decodes.is_some_and(|decodes| decodes(args)) {
             // What flows on is the fetched or decoded text, not words echoed before.
             pipe.fetch = true;
             pipe.literal = None;
         }
-        if let Some(s) = secret_arg.filter(|_| !net::SENDERS.contains(&p)) {
+        if let Some(s) = secret_arg.filter(|_| !network.sends) {
             pipe.secret = Some(s);
         }
         if let Some(s) = net::prints_secret(p, args) {
@@ -179,64 +147,31 @@ impl Walk<'_> {
 
     /// Shells, interpreters, `source`, `eval`: code fetched or decoded and then run, remote
     /// shells in inline code, control-plane writes in inline code, downloaded files run.
+    /// Any other program: a file just downloaded run, and the files a fetcher saves.
     fn code(&mut self, p: &str, args: &[String], seg: &Segment, d: usize, fx: &mut Vec<Effect>) {
-        let shell = crate::shell::programs::is_shell(p);
-        let family = net::interpreter(p);
+        let shell = programs::is_shell(p);
+        let interpreter = programs::interpreter(p);
         let sourcing = matches!(p, "source" | "." | "eval");
-        if !(shell || family.is_some() || sourcing) {
-            if self.fetched.iter().any(|f| same_file(f, p)) && seg.raw.contains(&format!("/{p}")) {
-                fx.push(fetched(&format!("runs {p}, a file just downloaded")));
-            }
-            self.downloads(p, args);
-            if net::FETCHERS.contains(&p) {
-                for r in seg
-                    .redirects
-                    .iter()
-                    .filter(|r| r.writes() && !r.op.starts_with('2'))
-                {
-                    self.fetched.push(r.target.clone());
-                }
-            }
+        if !(shell || interpreter.is_some() || sourcing) {
+            self.downloads(p, args, seg, fx);
             return;
         }
-        if family == Some("powershell") && args.iter().any(|a| net::is_encoded_command(a)) {
+        let powershell = interpreter.is_some_and(|c| c.powershell);
+        if powershell && args.iter().any(|a| programs::is_encoded_command(a)) {
             fx.push(fetched(&format!("{p} runs a base64-encoded command")));
         }
-        let flags: &[&str] = family.map_or(&["-c"], net::code_flags);
-        let mut code: Vec<&String> = Vec::new();
-        let mut operands: Vec<&String> = Vec::new();
-        let mut i = 0;
-        let mut module = false;
-        while i < args.len() {
-            let a = &args[i];
-            if flags.contains(&a.as_str()) {
-                if let Some(c) = args.get(i + 1) {
-                    code.push(c);
-                }
-                i += 2;
-                if shell {
-                    break;
-                }
-                continue;
-            }
-            if a == "-m" {
-                module = true;
-            }
-            if !a.starts_with('-') || a == "-" {
-                operands.push(a);
-            }
-            i += 1;
-        }
+        let flags: &'static [&'static str] = interpreter.map_or(&["-c"], |c| c.flags);
+        let mut read = CodeArgs::read(args, flags, shell);
         let words = args.iter().chain(seg.redirects.iter().map(|r| &r.target));
         if words
             .clone()
-            .any(|w| net::substitutions(w).any(net::fetches_or_decodes))
+            .any(|w| net::substitutions(w).any(programs::fetches_or_decodes))
         {
             fx.push(fetched(&format!(
                 "{p} runs code from a fetched or decoded substitution"
             )));
         }
-        for c in &code {
+        for c in &read.code {
             if net::is_reverse_shell_code(c) {
                 fx.push(remote_shell(&format!(
                     "{p} inline code opens a socket to a shell"
@@ -244,32 +179,62 @@ impl Walk<'_> {
             }
             self.inline_code(p, c, fx);
         }
-        let reads_stdin = if sourcing {
-            operands
+        read.reads_stdin = if sourcing {
+            read.operands
                 .first()
                 .is_some_and(|o| *o == "/dev/stdin" || *o == "-")
         } else {
-            code.is_empty()
-                && !module
-                && operands.first().is_none_or(|o| {
+            read.code.is_empty()
+                && !read.module
+                && read.operands.first().is_none_or(|o| {
                     *o == "-" || *o == "/dev/stdin" || shell && args.iter().any(|a| a == "-s")
                 })
         };
         // PowerShell's `-Command -` reads the commands from stdin.
-        let reads_stdin =
-            reads_stdin || family == Some("powershell") && code.iter().any(|c| c.as_str() == "-");
-        if reads_stdin && seg.piped && self.pipes[d].fetch {
+        read.reads_stdin |= powershell && read.code.iter().any(|c| c.as_str() == "-");
+        self.piped_code(p, args, seg, d, &read, fx);
+        if shell && (read.reads_stdin || args.iter().any(|a| a == "-i")) {
+            self.pipes[d].shell = true;
+            if self.pipes[d].socket {
+                fx.push(remote_shell("a shell piped to a socket"));
+            }
+        }
+        if let Some(first) = read.operands.first()
+            && self.fetched.iter().any(|f| same_file(f, first))
+        {
+            fx.push(fetched(&format!("{p} runs a file just downloaded")));
+        }
+        if p == "perl"
+            && args
+                .iter()
+                .any(|a| a.starts_with("-i") || a.starts_with("-pi") || a.starts_with("-ni"))
+        {
+            self.perl_in_place(&read.operands, fx);
+        }
+    }
+
+    /// Fetched or decoded text piped into a program that runs it: as its stdin script, or
+    /// as the words `xargs` makes its script (`… | base64 -d | xargs bash -c`, `xargs -I{}
+    /// sh -c '{}'`).
+    fn piped_code(
+        &self,
+        p: &str,
+        args: &[String],
+        seg: &Segment,
+        d: usize,
+        read: &CodeArgs<'_>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if read.reads_stdin && seg.piped && self.pipes[d].fetch {
             fx.push(fetched(&format!("fetched or decoded code piped into {p}")));
         }
-        // `… | base64 -d | xargs bash -c` / `xargs -I{} sh -c '{}'`: xargs makes the fetched
-        // or decoded words the script.
         let by_xargs = matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel");
         if by_xargs
             && seg.piped
             && self.pipes[d].fetch
-            && args.iter().any(|a| flags.contains(&a.as_str()))
-            && (code.is_empty()
-                || code.iter().any(|c| {
+            && args.iter().any(|a| read.flags.contains(&a.as_str()))
+            && (read.code.is_empty()
+                || read.code.iter().any(|c| {
                     // `{}`, or xargs -I's own replace string (`%`, `@@`): no script of its own.
                     c.contains("{}")
                         || !c.is_empty()
@@ -280,54 +245,88 @@ impl Walk<'_> {
                 "fetched or decoded words run as a script by xargs {p}"
             )));
         }
-        if shell && (reads_stdin || args.iter().any(|a| a == "-i")) {
-            self.pipes[d].shell = true;
-            if self.pipes[d].socket {
-                fx.push(remote_shell("a shell piped to a socket"));
-            }
-        }
-        if let Some(first) = operands.first()
-            && self.fetched.iter().any(|f| same_file(f, first))
-        {
-            fx.push(fetched(&format!("{p} runs a file just downloaded")));
-        }
-        if p == "perl"
-            && args
-                .iter()
-                .any(|a| a.starts_with("-i") || a.starts_with("-pi") || a.starts_with("-ni"))
-        {
-            for f in operands {
-                let (class, path) = self.class(f);
-                if class == Class::ControlPlane {
-                    fx.push(Effect::on_path(
-                        EffectKind::Writes,
-                        &format!("edits {path} in place"),
-                        &[("via", "perl -i")],
-                        class,
-                        &path,
-                    ));
-                }
+    }
+
+    /// `perl -i`/`-pi`/`-ni` editing a control-plane file in place.
+    fn perl_in_place(&self, operands: &[&String], fx: &mut Vec<Effect>) {
+        for f in operands {
+            let (class, path) = self.class(f);
+            if class == Class::ControlPlane {
+                fx.push(Effect::on_path(
+                    EffectKind::Writes,
+                    &format!("edits {path} in place"),
+                    &[("via", "perl -i")],
+                    class,
+                    &path,
+                ));
             }
         }
     }
 
-    fn downloads(&mut self, p: &str, args: &[String]) {
-        if p == "curl" || p == "wget" {
-            let o = parse(args, &CURL);
-            for k in ["-o", "--output", "-O", "--output-document"] {
-                for v in o.values_of(k) {
-                    self.fetched.push(v.to_string());
-                }
-            }
-            if p == "curl" && (o.short.contains(&'O') || o.has_long("remote-name"))
-                || p == "wget" && o.values_of("-O").next().is_none()
+    /// A program that runs no code: a file just downloaded run by its path, and the files
+    /// a fetcher saves to (its row's [`programs::Network::saves`], then its redirections).
+    fn downloads(&mut self, p: &str, args: &[String], seg: &Segment, fx: &mut Vec<Effect>) {
+        if self.fetched.iter().any(|f| same_file(f, p)) && seg.raw.contains(&format!("/{p}")) {
+            fx.push(fetched(&format!("runs {p}, a file just downloaded")));
+        }
+        let network = programs::network(p);
+        if let Some(saves) = network.saves {
+            saves(args, &mut self.fetched);
+        }
+        if network.fetches {
+            for r in seg
+                .redirects
+                .iter()
+                .filter(|r| r.writes() && !r.op.starts_with('2'))
             {
-                for url in &o.operands {
-                    if let Some(name) = url.rsplit('/').next().filter(|n| !n.is_empty()) {
-                        self.fetched.push(name.to_string());
-                    }
-                }
+                self.fetched.push(r.target.clone());
             }
         }
+    }
+}
+
+/// An interpreter's or shell's arguments as the code pass reads them: inline code (the
+/// value of a code flag; a shell's first `-c` ends its options), operands, and `-m`.
+struct CodeArgs<'a> {
+    /// The options whose value is inline code.
+    flags: &'static [&'static str],
+    code: Vec<&'a String>,
+    operands: Vec<&'a String>,
+    module: bool,
+    /// Whether the program reads its code from stdin (set by the code pass).
+    reads_stdin: bool,
+}
+
+impl<'a> CodeArgs<'a> {
+    fn read(args: &'a [String], flags: &'static [&'static str], shell: bool) -> Self {
+        let mut read = CodeArgs {
+            flags,
+            code: Vec::new(),
+            operands: Vec::new(),
+            module: false,
+            reads_stdin: false,
+        };
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if flags.contains(&a.as_str()) {
+                if let Some(c) = args.get(i + 1) {
+                    read.code.push(c);
+                }
+                i += 2;
+                if shell {
+                    break;
+                }
+                continue;
+            }
+            if a == "-m" {
+                read.module = true;
+            }
+            if !a.starts_with('-') || a == "-" {
+                read.operands.push(a);
+            }
+            i += 1;
+        }
+        read
     }
 }

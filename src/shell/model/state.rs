@@ -5,9 +5,9 @@
 //! loop variables (every word, as a list) and the defaults of unset names (`${X:-rm}`,
 //! `${X:=rm}`) are followed the same way. Functions need nothing here: the splitter already
 //! yields their bodies.
-//! Bounded: at most [`super::MAX_EXPANSIONS`] expansions in at most three rounds.
+//! Bounded: at most [`MAX_EXPANSIONS`] expansions in at most three rounds.
 
-use super::MAX_EXPANSIONS;
+use super::limits::{MAX_EXPANSIONS, MAX_LEN};
 use crate::shell::Split;
 
 /// What expansion produced.
@@ -398,6 +398,54 @@ fn split_on(value: &str, ifs: Option<&str>) -> String {
     }
 }
 
+/// The variable reference at `text[i]` (a `$` with a byte after it): its name (`@` for
+/// `$@`/`$*`), its `[index]`, its `:-default`, and the index just after it.
+fn reference(text: &str, i: usize) -> (&str, Option<&str>, Option<&str>, usize) {
+    let b = text.as_bytes();
+    if matches!(b[i + 1], b'@' | b'*') {
+        ("@", None, None, i + 2)
+    } else if text[i..].starts_with("${@}") || text[i..].starts_with("${*}") {
+        ("@", None, None, i + 4)
+    } else if b[i + 1] == b'{' {
+        braced(text, i).unwrap_or(("", None, None, i + 1))
+    } else {
+        let mut j = i + 1;
+        while j < b.len() && ident(b[j]) {
+            j += 1;
+        }
+        (&text[i + 1..j], None, None, j)
+    }
+}
+
+/// What a reference expands to, given the variable's last definition: the text, and
+/// whether it is a list whose words stand on their own (`"${a[@]}"`, a loop variable).
+fn value(
+    def: Option<&Def>,
+    index: Option<&str>,
+    default: Option<&str>,
+    ifs: Option<&str>,
+) -> Option<(String, bool)> {
+    match (def, default) {
+        (Some(d), _) => match (d.kind, index) {
+            (Kind::Loop, None) | (Kind::Array, Some("@" | "*")) => Some((d.value.clone(), true)),
+            (Kind::Array, None) => Some((
+                d.value.split_whitespace().next().unwrap_or("").into(),
+                false,
+            )),
+            (Kind::Array, Some(k)) => k.parse::<usize>().ok().map(|k| {
+                (
+                    d.value.split_whitespace().nth(k).unwrap_or("").into(),
+                    false,
+                )
+            }),
+            (Kind::Scalar, None | Some("0" | "@" | "*")) => Some((split_on(&d.value, ifs), false)),
+            _ => None,
+        },
+        (None, Some(word)) => Some((word.to_string(), false)),
+        (None, None) => None,
+    }
+}
+
 fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
     let ifs = defs
         .iter()
@@ -410,47 +458,12 @@ fn round(text: &str, defs: &[Def], count: &mut usize) -> Option<String> {
     let mut changed = false;
     while i < b.len() {
         if b[i] == b'$' && i + 1 < b.len() {
-            let (name, index, default, end) = if matches!(b[i + 1], b'@' | b'*') {
-                ("@", None, None, i + 2)
-            } else if text[i..].starts_with("${@}") || text[i..].starts_with("${*}") {
-                ("@", None, None, i + 4)
-            } else if b[i + 1] == b'{' {
-                braced(text, i).unwrap_or(("", None, None, i + 1))
-            } else {
-                let mut j = i + 1;
-                while j < b.len() && ident(b[j]) {
-                    j += 1;
-                }
-                (&text[i + 1..j], None, None, j)
-            };
+            let (name, index, default, end) = reference(text, i);
             let def = defs
                 .iter()
                 .rev()
                 .find(|d| d.name == name && !name.is_empty());
-            let value: Option<(String, bool)> = match (def, default) {
-                (Some(d), _) => match (d.kind, index) {
-                    (Kind::Loop, None) | (Kind::Array, Some("@" | "*")) => {
-                        Some((d.value.clone(), true))
-                    }
-                    (Kind::Array, None) => Some((
-                        d.value.split_whitespace().next().unwrap_or("").into(),
-                        false,
-                    )),
-                    (Kind::Array, Some(k)) => k.parse::<usize>().ok().map(|k| {
-                        (
-                            d.value.split_whitespace().nth(k).unwrap_or("").into(),
-                            false,
-                        )
-                    }),
-                    (Kind::Scalar, None | Some("0" | "@" | "*")) => {
-                        Some((split_on(&d.value, ifs), false))
-                    }
-                    _ => None,
-                },
-                (None, Some(word)) => Some((word.to_string(), false)),
-                (None, None) => None,
-            };
-            if let Some((v, list)) = value {
+            if let Some((v, list)) = value(def, index, default, ifs) {
                 // `"${a[@]}"`, `"$d"` of a loop: each word on its own, so drop the quotes.
                 if list && out.ends_with('"') && text[end..].starts_with('"') {
                     out.pop();
@@ -552,7 +565,7 @@ pub(crate) fn expand(text: &str, split: &Split) -> Expanded {
             }
             None => break,
         }
-        if count > MAX_EXPANSIONS || current.len() > super::MAX_LEN {
+        if count > MAX_EXPANSIONS || current.len() > MAX_LEN {
             return Expanded::TooMany;
         }
     }

@@ -7,9 +7,11 @@
 //! written in: this file names no program and does not import the table; the walk itself
 //! (`segment.rs`) does.
 
+use super::context::Context;
+use super::effect::Effect;
 use super::effect::EffectKind;
-use super::paths::{Cwd, resolve};
-use super::{Class, Context, Effect, net};
+use super::net;
+use super::paths::{Class, Cwd, classify_walked, resolve};
 use crate::shell::options::Grammar;
 use crate::shell::{MAX_DEPTH, Segment};
 
@@ -25,9 +27,16 @@ pub(crate) struct Pipe {
     pub(crate) literal: Option<Vec<String>>,
 }
 
+/// The command model itself ([`super::analyse`], its effects), handed to the walk so that a
+/// step analysing a nested command (a literal in inline code, a container's command on the
+/// host) calls it as a value instead of importing the module above it.
+pub(crate) type Analyser = fn(command: &str, ctx: &Context) -> Vec<Effect>;
+
 /// The walk through one split command.
 pub(crate) struct Walk<'c> {
     pub(crate) ctx: &'c Context,
+    /// How a nested command is analysed.
+    pub(crate) analyse: Analyser,
     pub(crate) cwd: Cwd,
     pub(crate) pipes: Vec<Pipe>,
     pub(crate) fetched: Vec<String>,
@@ -50,9 +59,10 @@ pub(crate) struct Call<'a> {
 }
 
 impl<'c> Walk<'c> {
-    pub(crate) fn new(ctx: &'c Context) -> Self {
+    pub(crate) fn new(ctx: &'c Context, analyse: Analyser) -> Self {
         Walk {
             ctx,
+            analyse,
             cwd: Cwd::Start,
             pipes: vec![Pipe::default(); DEPTHS],
             fetched: Vec::new(),
@@ -62,7 +72,7 @@ impl<'c> Walk<'c> {
 
     /// The class of a path a program names, from where the walk has got to.
     pub(crate) fn class(&self, word: &str) -> (Class, String) {
-        super::classify_walked(word, &self.cwd, self.ctx, self.runtime)
+        classify_walked(word, &self.cwd, self.ctx, self.runtime)
     }
 
     /// `cd TARGET` (`None`: `cd` alone, home): where the rest of the command runs.

@@ -4,7 +4,7 @@
 //! `-exec/-execdir/-ok/-okdir` commands), and `cat` (a printer when it only copies a
 //! heredoc).
 
-use super::row::{Role, Row};
+use super::row::{REMOTE_COPY, Role, Row};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};
@@ -67,6 +67,7 @@ pub(super) const CHMOD: Row = Row {
 pub(super) const RSYNC: Row = Row {
     writes: Some(copies),
     effects: Some(rsync),
+    network: &REMOTE_COPY,
     ..Row::PLAIN
 };
 pub(super) const INSTALL: Row = Row {

@@ -9,28 +9,34 @@
 //!   runner runs, the text a printer prints);
 //! - its shape rule for the recorder and derive ([`Shape`]);
 //! - the files it writes ([`Row::writes`], read by `shell::writes`);
-//! - the effects the model reads from it ([`Row::effects`], a function of the walk's state).
+//! - the effects the model reads from it ([`Row::effects`], a function of the walk's state);
+//! - what it does on the network ([`Row::network`]) and how it takes code ([`Row::code`]).
 //!
-//! The rows live one file per family (`shells.rs`, `wrappers.rs`, `runners.rs`, `disks.rs`, `data.rs`,
-//! `privilege.rs`, `files.rs`, `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the
-//! multiplexers that only shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in its family file, one
-//! line here, and its tests (see `docs/architecture.md`, "Adding a program").
+//! The rows live one file per family (`shells.rs`, `interpreters.rs`, `codecs.rs`,
+//! `wrappers.rs`, `runners.rs`, `disks.rs`, `data.rs`, `privilege.rs`, `files.rs`,
+//! `editors.rs`, `git.rs`, `net.rs`, `machine.rs`, `builtins.rs`; the multiplexers that only
+//! shape, such as `npm` or `psql`, are [`Row::SUBCOMMAND`] here), each with its tests. Adding a program is one row in
+//! its family file, one line here, and its tests (see `docs/architecture.md`, "Adding a
+//! program").
 //!
 //! Layering inside `shell/`: the bash syntax (lexer, parser, normalisation, [`Kind`]) and the
 //! option engine sit below this table and name no program; normalisation asks the table
 //! through the [`classify`] function value [`crate::shell::split`] hands it. The model's
 //! vocabulary (`model::walk`, `Effect`, paths, secrets) sits below it too; the model's walk
 //! (`model/segment.rs`) and the recorder's program finder (`shell::program`) sit above and
-//! ask it. What is not in a row yet: the model's passes that every segment goes through
-//! (shells and interpreters running code, network senders), which still key on the name
-//! lists in `model/net.rs`.
+//! ask it. The passes every segment goes through (code run by shells and interpreters, data
+//! sent over the network) ask the row too: its [`Network`] (fetches, decodes, sends, socket,
+//! options skipped, needs a remote) and its [`Code`] (the flags an interpreter takes code with);
+//! [`network`] and [`interpreter`] look them up.
 
 mod builtins;
+mod codecs;
 mod data;
 mod disks;
 mod editors;
 mod files;
 mod git;
+mod interpreters;
 mod machine;
 mod net;
 mod privilege;
@@ -39,8 +45,9 @@ mod runners;
 mod shells;
 mod wrappers;
 
+pub(crate) use interpreters::is_encoded_command;
 use row::unwrap_at;
-pub(crate) use row::{Role, Row, Shape};
+pub(crate) use row::{Code, Network, Role, Row, Shape};
 
 use crate::shell::syntax::sink::{Job, Kind, Sink};
 
@@ -49,23 +56,33 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("!", &Row::KEYWORD),
     (".", &builtins::SOURCE),
     (":", &Row::BUILTIN),
+    ("GET", &net::FETCHER),
+    ("R", &interpreters::R),
+    ("Rscript", &interpreters::R),
     ("[", &Row::BUILTIN),
     ("[[", &Row::KEYWORD),
     ("]]", &Row::KEYWORD),
     ("alias", &Row::BUILTIN),
     ("apt", &Row::SUBCOMMAND),
     ("apt-get", &Row::SUBCOMMAND),
+    ("aria2c", &net::FETCHER),
     ("ash", &shells::SHELL),
     ("awk", &editors::AWK),
     ("aws", &net::AWS),
     ("az", &net::UPLOADER),
+    ("base32", &codecs::BASE_N),
+    ("base64", &codecs::BASE_N),
+    ("basenc", &codecs::BASE_N),
     ("bash", &shells::SHELL),
     ("blkdiscard", &disks::MAKE),
     ("bq", &data::CLIENT),
     ("break", &Row::BUILTIN),
     ("brew", &Row::SUBCOMMAND),
     ("builtin", &builtins::BUILTIN),
+    ("bun", &interpreters::EVAL_PRINT),
     ("busybox", &wrappers::BUSYBOX),
+    ("bzcat", &codecs::DECODER),
+    ("bzip2", &codecs::COMPRESSOR),
     ("callus", &machine::CALLUS),
     ("cargo", &Row::SUBCOMMAND),
     ("case", &Row::KEYWORD),
@@ -85,9 +102,12 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("crontab", &machine::CRONTAB),
     ("cryptsetup", &disks::CRYPTSETUP),
     ("csh", &shells::SHELL),
+    ("curl", &net::CURL),
+    ("curlie", &net::FETCHER),
     ("dash", &shells::SHELL),
     ("dd", &files::DD),
     ("declare", &Row::BUILTIN),
+    ("deno", &interpreters::EVAL_PRINT),
     ("dirs", &Row::BUILTIN),
     ("diskutil", &disks::DISKUTIL),
     ("do", &Row::KEYWORD),
@@ -109,10 +129,12 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("export", &Row::BUILTIN),
     ("false", &Row::BUILTIN),
     ("fdisk", &disks::FDISK),
+    ("fetch", &net::FETCHER),
     ("fi", &Row::KEYWORD),
     ("find", &files::FIND),
     ("fish", &shells::SHELL),
     ("for", &Row::KEYWORD),
+    ("ftp", &net::SENDER),
     ("function", &Row::KEYWORD),
     ("gawk", &editors::AWK),
     ("gcloud", &Row::SUBCOMMAND),
@@ -121,9 +143,13 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("git", &git::GIT),
     ("go", &Row::SUBCOMMAND),
     ("gsutil", &net::UPLOADER),
+    ("gunzip", &codecs::DECODER),
+    ("gzip", &codecs::COMPRESSOR),
     ("halt", &machine::POWER),
     ("hash", &Row::BUILTIN),
     ("hdparm", &disks::HDPARM),
+    ("http", &net::HTTPIE),
+    ("https", &net::HTTPIE),
     ("if", &Row::KEYWORD),
     ("in", &Row::KEYWORD),
     ("install", &files::INSTALL),
@@ -136,7 +162,11 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("let", &Row::BUILTIN),
     ("ln", &files::COPY),
     ("local", &Row::BUILTIN),
+    ("lua", &interpreters::EVAL_PRINT),
+    ("luajit", &interpreters::EVAL_PRINT),
     ("lvremove", &disks::LVM_REMOVE),
+    ("lwp-request", &net::FETCHER),
+    ("mail", &net::SENDER),
     ("make", &Row::SUBCOMMAND),
     ("mariadb", &data::CLIENT),
     ("mke2fs", &disks::MAKE),
@@ -145,17 +175,27 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("mkswap", &disks::MAKE),
     ("mongo", &data::CLIENT),
     ("mongosh", &data::CLIENT),
+    ("mutt", &net::SENDER),
     ("mv", &files::MV),
     ("mysql", &data::CLIENT),
     ("mysqladmin", &data::CLIENT),
+    ("nc", &net::SOCKET),
+    ("ncat", &net::SOCKET),
     ("nerdctl", &machine::CONTAINER),
+    ("netcat", &net::SOCKET),
     ("newfs", &disks::MAKE),
     ("nice", &wrappers::NICE),
+    ("node", &interpreters::EVAL_PRINT),
+    ("nodejs", &interpreters::EVAL_PRINT),
     ("nohup", &wrappers::NOHUP),
     ("npm", &Row::SUBCOMMAND),
     ("nvim", &editors::VIM),
+    ("openssl", &net::OPENSSL),
+    ("osascript", &interpreters::DASH_C_RUNNER),
     ("parallel", &wrappers::PARALLEL),
     ("parted", &disks::PARTED),
+    ("perl", &interpreters::PERL),
+    ("php", &interpreters::PHP),
     ("pip", &Row::SUBCOMMAND),
     ("pip3", &Row::SUBCOMMAND),
     ("pkexec", &privilege::PKEXEC),
@@ -163,30 +203,41 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("podman", &machine::CONTAINER),
     ("popd", &Row::BUILTIN),
     ("poweroff", &machine::POWER),
+    ("powershell", &interpreters::POWERSHELL),
+    ("powershell.exe", &interpreters::POWERSHELL),
     ("printf", &builtins::PRINTF),
     ("psql", &data::PSQL),
     ("pushd", &builtins::PUSHD),
     ("pvremove", &disks::LVM_REMOVE),
-    ("python", &Row::SUBCOMMAND),
-    ("python3", &Row::SUBCOMMAND),
+    ("pwsh", &interpreters::POWERSHELL),
+    ("pwsh.exe", &interpreters::POWERSHELL),
+    ("pypy", &interpreters::DASH_C_RUNNER),
+    ("python", &interpreters::PYTHON),
+    ("python3", &interpreters::PYTHON),
     ("rbash", &shells::SHELL),
+    ("rclone", &net::RCLONE),
     ("read", &Row::BUILTIN),
     ("readonly", &Row::BUILTIN),
     ("reboot", &machine::POWER),
     ("red", &editors::EX),
     ("redis-cli", &data::CLIENT),
     ("return", &Row::BUILTIN),
+    ("rev", &codecs::DECODER),
     ("rm", &files::RM),
     ("rmdir", &files::RM),
     ("rsync", &files::RSYNC),
+    ("ruby", &interpreters::EVAL_PRINT),
     ("run0", &privilege::RUN0),
+    ("scp", &net::REMOTE_COPIER),
     ("script", &runners::SCRIPT),
     ("sed", &editors::SED),
     ("select", &Row::KEYWORD),
+    ("sendmail", &net::SENDER),
     ("set", &Row::BUILTIN),
     ("setfacl", &files::SETFACL),
     ("setsid", &wrappers::NOHUP),
     ("sfdisk", &disks::SFDISK),
+    ("sftp", &net::REMOTE_COPIER),
     ("sgdisk", &disks::SGDISK),
     ("sh", &shells::SHELL),
     ("shift", &Row::BUILTIN),
@@ -195,6 +246,7 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("shutdown", &machine::POWER),
     ("sleep", &Row::BUILTIN),
     ("snowsql", &data::CLIENT),
+    ("socat", &net::SOCAT),
     ("source", &builtins::SOURCE),
     ("sqlcmd", &data::CLIENT),
     ("sqlite", &data::CLIENT),
@@ -208,7 +260,9 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("taskset", &wrappers::TASKSET),
     ("tcsh", &shells::SHELL),
     ("tee", &files::TEE),
+    ("telnet", &net::SOCKET),
     ("test", &Row::BUILTIN),
+    ("tftp", &net::SENDER),
     ("then", &Row::KEYWORD),
     ("time", &wrappers::TIME),
     ("timeout", &wrappers::TIMEOUT),
@@ -224,16 +278,23 @@ pub(crate) static PROGRAMS: &[(&str, &Row)] = &[
     ("unlink", &files::RM),
     ("unset", &Row::BUILTIN),
     ("until", &Row::KEYWORD),
+    ("uudecode", &codecs::DECODER),
     ("vgremove", &disks::LVM_REMOVE),
     ("vi", &editors::VIM),
     ("vim", &editors::VIM),
     ("wait", &Row::BUILTIN),
     ("watch", &wrappers::WATCH),
+    ("wget", &net::WGET),
     ("while", &Row::KEYWORD),
     ("wipefs", &disks::WIPEFS),
     ("xargs", &wrappers::XARGS),
+    ("xh", &net::HTTPIE),
+    ("xxd", &codecs::XXD),
+    ("xz", &codecs::COMPRESSOR),
+    ("xzcat", &codecs::DECODER),
     ("yarn", &Row::SUBCOMMAND),
     ("yash", &shells::SHELL),
+    ("zcat", &codecs::DECODER),
     ("zpool", &disks::ZPOOL),
     ("zsh", &shells::SHELL),
     ("{", &Row::KEYWORD),
@@ -269,6 +330,52 @@ pub(crate) fn classify(argv: &[String], job: &Job, depth: u8, sink: &mut Sink) -
         (None, Role::Transparent(start)) => start(argv).map_or(Kind::Plain, |i| unwrap_at(argv, i)),
         _ => Kind::Plain,
     }
+}
+
+/// What `p` does on the network: its row's [`Network`] ([`Network::NONE`] without a row).
+#[must_use]
+pub(crate) fn network(p: &str) -> &'static Network {
+    find(p).map_or(&Network::NONE, |r| r.network)
+}
+
+/// How `p` takes code to run, if it is an interpreter: its row's [`Code`], else that of its
+/// name without a version suffix (`python3.11` → `python`, `lua5.4` → `lua`).
+#[must_use]
+pub(crate) fn interpreter(p: &str) -> Option<&'static Code> {
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    find(p)
+        .and_then(|r| r.code)
+        .or_else(|| find(base).and_then(|r| r.code))
+}
+
+/// Does `code` fetch or decode what it yields: a word naming a fetcher's row (any case:
+/// `curl`, `GET`), a decoder (`uudecode`, `zcat` …) or a decoding command (`base64 -d`,
+/// `xxd -r`, `openssl enc -d`)?
+pub(crate) fn fetches_or_decodes(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let mut words = lower
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .filter(|w| !w.is_empty());
+    words.any(|w| {
+        PROGRAMS
+            .iter()
+            .any(|(name, row)| row.network.fetches && name.eq_ignore_ascii_case(w))
+            || matches!(
+                w,
+                "uudecode" | "zcat" | "gunzip" | "rev" | "bzcat" | "xzcat"
+            )
+    }) || [
+        // `base64 -D` (macOS) too: the text is lowercased.
+        "base64 -d",
+        "base64 --d",
+        "base32 -d",
+        "xxd -r",
+        "openssl enc -d",
+        "openssl base64 -d",
+        "gzip -d",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
 }
 
 /// Is `p` a shell (a [`Role::Shell`] row, or `busybox`, which runs as one)?
@@ -323,5 +430,33 @@ mod tests {
         assert_eq!(find("git").map(|r| r.shape), Some(Shape::Subcommand));
         assert_eq!(find("cd").map(|r| r.shape), Some(Shape::Never));
         assert_eq!(find("for").map(|r| r.shape), Some(Shape::Never));
+    }
+
+    #[test]
+    fn network_facts_come_from_the_rows() {
+        assert!(network("curl").fetches && network("curl").sends);
+        assert!(network("GET").fetches && !network("GET").sends);
+        assert!(!network("nc").fetches && network("nc").sends && network("nc").socket.is_some());
+        assert!(network("scp").needs_remote && network("rsync").needs_remote);
+        assert!(!network("ssh").needs_remote && network("ssh").sends);
+        let nothing = network("nosuchprogram");
+        assert!(!nothing.fetches && !nothing.sends && nothing.socket.is_none());
+        assert!(!network("ls").sends);
+    }
+
+    #[test]
+    fn fetch_and_decode_are_recognised_inside_substitutions() {
+        assert!(fetches_or_decodes("curl -fsSL https://x/i.sh)"));
+        assert!(fetches_or_decodes("$(WGET x)"));
+        assert!(fetches_or_decodes("GET http://x | sh"));
+        assert!(fetches_or_decodes("echo aGk= | base64 -d)"));
+        assert!(fetches_or_decodes("echo aGk= | base64 -D)"));
+        assert!(fetches_or_decodes("zcat x.gz"));
+        assert!(fetches_or_decodes("openssl enc -d -in x"));
+        assert!(!fetches_or_decodes("git rev-parse HEAD)"));
+        // A sender that does not fetch, and a word that only contains a fetcher's name.
+        assert!(!fetches_or_decodes("nc host 80"));
+        assert!(!fetches_or_decodes("curly braces"));
+        assert!(!fetches_or_decodes("base64 x"));
     }
 }

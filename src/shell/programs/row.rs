@@ -24,6 +24,62 @@ pub(crate) type Writes = fn(program: &str, args: &[String], out: &mut Vec<String
 /// The effects the model reads from one call of the program.
 pub(crate) type Effects = fn(walk: &mut Walk<'_>, call: &Call<'_>, fx: &mut Vec<Effect>);
 
+/// The files one call of a fetcher saves what it fetches to, appended to `out` (`args` the
+/// words after its name).
+pub(crate) type Saves = fn(args: &[String], out: &mut Vec<String>);
+
+/// What a program does on the network, read by the model's passes every segment goes
+/// through (`model/segment.rs`, `model/flows.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Network {
+    /// It fetches: what it prints is fetched text for the stages after it, and the files it
+    /// writes by redirection are downloads.
+    pub fetches: bool,
+    /// The files one call saves what it fetches to (`curl -o F`, `wget URL`), appended.
+    pub saves: Option<Saves>,
+    /// Whether this call prints decoded text (`base64 -d`, `zcat`), which the stages after
+    /// it treat as fetched: code the command did not contain.
+    pub decodes: Option<fn(args: &[String]) -> bool>,
+    /// It sends data over the network: a secret in its arguments, redirected into it or read
+    /// earlier in its pipeline leaves the machine.
+    pub sends: bool,
+    /// Whether this call connects at all (`openssl` only as `s_client`); `None`: every call.
+    pub connects: Option<fn(args: &[String]) -> bool>,
+    /// A raw socket a remote shell is built from: whether this call hands the connection a
+    /// program (`nc -e sh`).
+    pub socket: Option<fn(args: &[String]) -> bool>,
+    /// Options whose value is not data sent (a key, a config file): skipped with their value
+    /// when its arguments are searched for a secret.
+    pub skips: &'static [&'static str],
+    /// It sends only to a remote operand (`host:path`): a copy between local paths sends
+    /// nothing.
+    pub needs_remote: bool,
+}
+
+impl Network {
+    /// A program that does nothing on the network the model follows.
+    pub(crate) const NONE: Network = Network {
+        fetches: false,
+        saves: None,
+        decodes: None,
+        sends: false,
+        connects: None,
+        socket: None,
+        skips: &[],
+        needs_remote: false,
+    };
+}
+
+/// How an interpreter takes code to run, read by the model's code pass.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Code {
+    /// The options whose value is inline code (`python -c`, `perl -e`, `node --eval`).
+    pub flags: &'static [&'static str],
+    /// PowerShell: `-EncodedCommand` runs base64-decoded code, and `-Command -` reads the
+    /// code from stdin.
+    pub powershell: bool,
+}
+
 /// What a program does with the rest of its argv.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Role {
@@ -47,7 +103,7 @@ pub(crate) enum Role {
     Keyword,
 }
 
-/// How the recorder and derive name a call of the program (callusguard spec §6.4).
+/// How the recorder and derive name a call of the program (the shape of `docs/outcomes.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
     /// The program's basename.
@@ -75,6 +131,10 @@ pub(crate) struct Row {
     pub writes: Option<Writes>,
     /// The effects the model reads from it, beyond the passes every segment goes through.
     pub effects: Option<Effects>,
+    /// What it does on the network.
+    pub network: &'static Network,
+    /// How it takes code to run, when it is an interpreter (shells are [`Role::Shell`]).
+    pub code: Option<&'static Code>,
 }
 
 impl Row {
@@ -86,6 +146,8 @@ impl Row {
         shape: Shape::Name,
         writes: None,
         effects: None,
+        network: &Network::NONE,
+        code: None,
     };
     /// A builtin that runs nothing and is never a candidate's program.
     pub(crate) const BUILTIN: Row = Row {
@@ -105,6 +167,19 @@ impl Row {
         ..Row::PLAIN
     };
 }
+
+/// `ssh`'s options whose value is a key, a config file or a login, not data sent (`scp`,
+/// `sftp` and `rsync` take the same ones).
+pub(super) const SSH_SKIPS: &[&str] = &["-i", "-F", "-o", "-e", "-P", "-p", "-l", "-J"];
+
+/// A copy that may cross to another machine (`scp`, `sftp`, `rsync`): it sends only to a
+/// remote operand.
+pub(super) const REMOTE_COPY: Network = Network {
+    sends: true,
+    skips: SSH_SKIPS,
+    needs_remote: true,
+    ..Network::NONE
+};
 
 /// A transparent wrapper replaced by its command, which starts at `argv[i]`.
 pub(super) fn unwrap_at(argv: &[String], i: usize) -> Kind {

@@ -217,6 +217,10 @@ impl<'a> Lexer<'a> {
 
     /// Lexes a command list until the end, or — with `subst` — until the `)` closing a
     /// `$(`/`<(` (consumed; the `bool` says it was found).
+    #[allow(clippy::too_many_lines)]
+    // The lexer's outer state machine: one arm per byte that starts a token, sharing the
+    // paren, `case` and pending-heredoc counters; split, those would be threaded through
+    // every piece.
     pub(crate) fn list(&mut self, subst: bool) -> (Vec<Tok>, bool) {
         let mut toks = Vec::with_capacity(if subst { 8 } else { self.b.len() / 6 + 2 });
         let mut pending: Vec<usize> = Vec::new();
@@ -411,6 +415,11 @@ impl<'a> Lexer<'a> {
 
     /// Lexes one word at `self.pos`. With `allow_fd`, a word like `2` directly followed by
     /// `>` becomes the fd prefix of a redirection instead. `None` when nothing was there.
+    #[allow(clippy::too_many_lines)]
+    // The word's state machine: one arm per byte that changes how the word is read
+    // (quotes, escapes, `$`, backticks, `(`, redirections), all sharing the word being built
+    // and the start of the unquoted run not yet copied; each arm already calls out to its
+    // own reader.
     pub(crate) fn word(&mut self, allow_fd: bool) -> Option<Tok> {
         let mut w = Word::default();
         let mut start = self.pos;

@@ -182,61 +182,8 @@ impl<'t> Parser<'t, '_> {
     /// Handles a word token; returns the index of the next token to read.
     fn word(&mut self, w: &'t Word, tokens: &[Tok], next: usize, sink: &mut Sink) -> usize {
         let kw = if w.quoted { "" } else { w.value.as_str() };
-        match self.state {
-            State::Normal => {}
-            State::ForName => {
-                self.state = State::ForIn;
-                return next;
-            }
-            State::ForIn => {
-                match kw {
-                    "in" => self.state = State::ForWords,
-                    "do" => {
-                        self.state = State::Normal;
-                        self.keyword("do", sink);
-                    }
-                    _ => {
-                        sink.problem("malformed for loop");
-                        self.state = State::ForWords;
-                    }
-                }
-                return next;
-            }
-            State::ForWords | State::CaseWord => {
-                self.subs(&w.subs, sink);
-                if self.state == State::CaseWord {
-                    self.state = State::CaseIn;
-                }
-                return next;
-            }
-            State::CaseIn => {
-                if kw != "in" {
-                    sink.problem("case without in");
-                }
-                self.state = State::CasePattern;
-                return next;
-            }
-            State::CasePattern => {
-                if kw == "esac" {
-                    self.state = State::Normal;
-                    self.keyword("esac", sink);
-                } else {
-                    self.subs(&w.subs, sink);
-                }
-                return next;
-            }
-            State::FuncName => {
-                self.state = State::Normal;
-                return next + Self::empty_parens(tokens, next);
-            }
-            State::Bracket => {
-                self.cmd.cover(w.start, w.end);
-                self.cmd.args.push(Arg::Word(w));
-                if kw == "]]" {
-                    self.state = State::Normal;
-                }
-                return next;
-            }
+        if let Some(after) = self.in_clause(w, kw, tokens, next, sink) {
+            return after;
         }
         if self.cmd.is_empty() && !kw.is_empty() {
             if kw == "[[" {
@@ -263,6 +210,66 @@ impl<'t> Parser<'t, '_> {
         self.cmd.cover(w.start, w.end);
         self.cmd.args.push(Arg::Word(w));
         next
+    }
+
+    /// A word read by the clause the parser is in (`for NAME in WORDS`, `case WORD in
+    /// PATTERNS`, a function's name, `[[ … ]]`): the index of the next token, or `None` in
+    /// [`State::Normal`], where the word is a command's.
+    fn in_clause(
+        &mut self,
+        w: &'t Word,
+        kw: &str,
+        tokens: &[Tok],
+        next: usize,
+        sink: &mut Sink,
+    ) -> Option<usize> {
+        match self.state {
+            State::Normal => return None,
+            State::ForName => self.state = State::ForIn,
+            State::ForIn => match kw {
+                "in" => self.state = State::ForWords,
+                "do" => {
+                    self.state = State::Normal;
+                    self.keyword("do", sink);
+                }
+                _ => {
+                    sink.problem("malformed for loop");
+                    self.state = State::ForWords;
+                }
+            },
+            State::ForWords | State::CaseWord => {
+                self.subs(&w.subs, sink);
+                if self.state == State::CaseWord {
+                    self.state = State::CaseIn;
+                }
+            }
+            State::CaseIn => {
+                if kw != "in" {
+                    sink.problem("case without in");
+                }
+                self.state = State::CasePattern;
+            }
+            State::CasePattern => {
+                if kw == "esac" {
+                    self.state = State::Normal;
+                    self.keyword("esac", sink);
+                } else {
+                    self.subs(&w.subs, sink);
+                }
+            }
+            State::FuncName => {
+                self.state = State::Normal;
+                return Some(next + Self::empty_parens(tokens, next));
+            }
+            State::Bracket => {
+                self.cmd.cover(w.start, w.end);
+                self.cmd.args.push(Arg::Word(w));
+                if kw == "]]" {
+                    self.state = State::Normal;
+                }
+            }
+        }
+        Some(next)
     }
 
     /// 2 when the tokens at `i` are `(` `)` (a function definition's), else 0.
