@@ -8,6 +8,7 @@ mod findings;
 mod lifecycle;
 mod realdata;
 mod rule_level;
+mod sandbox;
 mod shared;
 mod support;
 mod telling_line;

@@ -1,0 +1,450 @@
+//! Failures the host's sandbox causes: a program that started inside the sandbox and was
+//! refused a write or a capability outside its writable roots (`Operation not permitted`,
+//! `Permission denied`, `Read-only file system`, killed by the sandbox's signal).
+//!
+//! Such a failure is deterministic given the session context: it happens on every call
+//! under that sandbox and never without it, and the agent's retries rarely change anything.
+//! So a cluster whose every failure names a denial, in sessions that all ran sandboxed (the
+//! sandbox the host recorded for the session, `sessions.sandbox`), is proposed from
+//! [`MIN_FAILURES`] failures instead of `--min-count`, and its rule is conditioned on those
+//! sandboxes (`when: {sandbox: […]}`), so replayed or enforced it never fires outside them.
+//! The lowered floor holds only while the replay shows every call the rule fires on failed
+//! ([`all_failed`]); a key that also succeeded under the sandbox needs the ordinary floor.
+//!
+//! Guarantees: a permission error in a session with no sandbox, an unknown one or
+//! `danger-full-access` is never lowered nor conditioned here; a guard's or user's refusal
+//! (status `denied`, `interrupted`) never reaches this module (derive's failures are status
+//! `failure` only); the phrases are the operating system's and the hosts' own, each host's
+//! tested.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rusqlite::Connection;
+use serde_json::json;
+
+use super::calls::Failure;
+use super::cluster::{Cluster, Kind};
+use super::pattern::Proposal;
+use super::tool_causes::Plan;
+use crate::rules::backtest::Backtest;
+use crate::{Error, Result};
+
+/// Fewest failures a sandbox-denied cluster needs (below `--min-count`).
+pub(crate) const MIN_FAILURES: u64 = 2;
+
+/// The kind of a proposal conditioned on the sandbox that refused it.
+pub(crate) const KIND: &str = "sandbox-denied";
+
+/// Phrases (lowercase) of a program refused by the sandbox it runs in, with who says them:
+/// - Codex on macOS (Seatbelt, `sandbox-exec`), Claude Code's and Gemini CLI's macOS
+///   sandboxes (Seatbelt too): a denied write or exec is `EPERM`, "Operation not
+///   permitted" (`touch: /Users/u/.rustup/x: Operation not permitted`, `zsh:1: operation
+///   not permitted: /tmp/claude-501/cwd-…`);
+/// - Codex on Linux (Landlock): a denied path is `EACCES`, "Permission denied"; its
+///   workspace-write mode and Claude Code's Linux sandbox (bubblewrap) bind `.git` or the
+///   paths outside the writable roots read-only: "Read-only file system" (`EROFS`); Gemini
+///   CLI's container sandbox (Docker/Podman) mounts only the project writable, the same;
+/// - Codex's own words for a denied write through its tools ("failed to write file") and
+///   a program killed by the sandbox's signal (Seatbelt's kill, Landlock/seccomp's
+///   `SIGSYS`): "command was killed by a signal", "bad system call";
+/// - programs that name the denial in their own words: npm's `EPERM`/`EACCES`/`EROFS`
+///   codes.
+const DENIED: &[&str] = &[
+    "operation not permitted",
+    "permission denied",
+    "read-only file system",
+    "failed to write file",
+    "killed by a signal",
+    "bad system call",
+    "code eperm",
+    "code eacces",
+    "code erofs",
+];
+
+/// Does this error say the sandbox refused the program (see [`DENIED`])?
+pub(crate) fn says_denied(error: &str) -> bool {
+    let e = error.to_lowercase();
+    DENIED.iter().any(|p| e.contains(p))
+}
+
+/// Is this recorded sandbox value a sandbox at all (not `danger-full-access`, `none`, …)?
+pub(crate) fn is_sandboxed(value: &str) -> bool {
+    let v = value.trim();
+    !v.is_empty()
+        && !crate::rules::condition::NO_SANDBOX
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(v))
+}
+
+/// Each session's recorded sandbox (lowercase), for the sessions that recorded one.
+pub(crate) fn sessions(conn: &Connection) -> Result<HashMap<String, String>> {
+    let read = |e| Error::sql("read the sessions' sandboxes", e);
+    let mut stmt = conn
+        .prepare("SELECT id, sandbox FROM sessions WHERE sandbox IS NOT NULL")
+        .map_err(read)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(read)?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let (id, sandbox) = row.map_err(read)?;
+        out.insert(id, sandbox.to_lowercase());
+    }
+    Ok(out)
+}
+
+/// The sandboxes (sorted) a cluster's failures ran under, when every failure's error names
+/// a denial and every failure's session recorded a sandbox that is one; `None` otherwise.
+/// Only command clusters (a program, a shared element): a file tool's cluster has its own
+/// causes (`tool_causes`).
+pub(crate) fn denied_under(
+    c: &Cluster,
+    failures: &[Failure],
+    sandboxes: &HashMap<String, String>,
+) -> Option<Vec<String>> {
+    if !matches!(c.kind, Kind::Program { .. } | Kind::Shared(_)) || c.failures.is_empty() {
+        return None;
+    }
+    let mut seen = BTreeSet::new();
+    for &f in &c.failures {
+        let f = &failures[f];
+        let sandbox = sandboxes.get(f.session.as_deref()?)?;
+        if !is_sandboxed(sandbox) || !says_denied(&f.error) {
+            return None;
+        }
+        seen.insert(sandbox.clone());
+    }
+    Some(seen.into_iter().collect())
+}
+
+/// Each cluster refused by its sessions' sandbox (by index), with those sandboxes; its plan's
+/// floor lowered to [`MIN_FAILURES`]. Clusters with a cause of their own keep their plan.
+pub(crate) fn lower(
+    conn: &Connection,
+    clusters: &[Cluster],
+    failures: &[Failure],
+    plans: &mut [Plan],
+) -> Result<HashMap<usize, Vec<String>>> {
+    let sandboxes = sessions(conn)?;
+    let mut out = HashMap::new();
+    if sandboxes.is_empty() {
+        return Ok(out);
+    }
+    for (i, c) in clusters.iter().enumerate() {
+        if plans[i].cause.is_some() {
+            continue;
+        }
+        if let Some(values) = denied_under(c, failures, &sandboxes) {
+            plans[i].floor = plans[i].floor.min(MIN_FAILURES);
+            out.insert(i, values);
+        }
+    }
+    Ok(out)
+}
+
+/// `p` conditioned on the sandboxes that refused its failures (`None`: `p` as it is), and
+/// keyed on the program itself: the sandbox refuses the program whatever its subcommand or
+/// flags (`cargo fmt` and `cargo check` alike), so a program cluster's pattern is widened
+/// to the program and its `unless` dropped, and every subcommand's cluster proposes the
+/// same rule (folded into one candidate). A proposal with a condition of its own (a program
+/// absent from `PATH`) keeps it.
+pub(crate) fn condition(mut p: Proposal, c: &Cluster, sandboxes: Option<&Vec<String>>) -> Proposal {
+    let Some(values) = sandboxes else {
+        return p;
+    };
+    if p.when.is_some() {
+        return p;
+    }
+    if let Kind::Program { head, pathed } = &c.kind {
+        p.any = vec![super::pattern::program_pattern(head, *pathed)];
+        p.unless.clear();
+    }
+    p.kind = KIND;
+    p.when = Some(json!({ "sandbox": values }));
+    p
+}
+
+/// Is this proposal conditioned on the sandbox that refused it (proposed below the floor)?
+pub(crate) fn lowered(p: &Proposal) -> bool {
+    p.kind == KIND
+}
+
+/// Did every call the rule fired on fail (the lowered floor's condition)?
+pub(crate) fn all_failed(b: &Backtest) -> bool {
+    b.failures > 0 && b.matched == b.failures
+}
+
+/// The draft message of a sandbox-denied candidate (`None`: not one).
+pub(crate) fn message(
+    p: &Proposal,
+    c: &Cluster,
+    fails: usize,
+    basis: &str,
+    ceiling: crate::rules::Action,
+) -> Option<String> {
+    if !lowered(p) {
+        return None;
+    }
+    // The rule is keyed on the program, whatever the subcommand its first failure ran.
+    let what = match &c.kind {
+        Kind::Program { head, .. } => head.as_str(),
+        _ => c.shape.as_str(),
+    };
+    let sandboxes = p
+        .when
+        .as_ref()
+        .and_then(|w| w["sandbox"].as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(serde_json::Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "DRAFT — `{what}` was refused by the {sandboxes} sandbox {fails}x ({basis}); retrying does not change it. Run it with escalated permissions (or point it at a writable path) instead. Refine this message, then promote monitor -> at most {ceiling}."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::derive::cluster::ToolGroup;
+
+    fn failure(error: &str, session: &str) -> Failure {
+        Failure {
+            tool: "Bash".into(),
+            command: "cargo fmt".into(),
+            error: error.into(),
+            signature: String::new(),
+            session: Some(session.into()),
+            started_ms: 0,
+            source: "trace".into(),
+            over_limit: false,
+        }
+    }
+
+    fn cluster(kind: Kind, failures: Vec<usize>) -> Cluster {
+        Cluster {
+            group: ToolGroup::of("Bash"),
+            shape: "cargo fmt".into(),
+            signature: "sig".into(),
+            kind,
+            failures,
+            tokens: vec![],
+            signatures: vec!["sig".into()],
+        }
+    }
+
+    fn program() -> Kind {
+        Kind::Program {
+            head: "cargo".into(),
+            pathed: false,
+        }
+    }
+
+    #[test]
+    fn codex_seatbelt_denial_is_named() {
+        assert!(says_denied(
+            "error: could not create temp file /Users/u/.rustup/tmp/x_file: Operation not permitted (os error 1)"
+        ));
+        assert!(says_denied(
+            "error: cannot open '.git/FETCH_HEAD': Operation not permitted"
+        ));
+        assert!(says_denied("command was killed by a signal"));
+    }
+
+    #[test]
+    fn codex_landlock_denial_is_named() {
+        assert!(says_denied(
+            "touch: cannot touch '/home/u/.cargo/x': Permission denied"
+        ));
+        assert!(says_denied(
+            "error: could not lock config file .git/config: Read-only file system"
+        ));
+        assert!(says_denied("Bad system call (core dumped)"));
+        assert!(says_denied("failed to write file /home/u/notes.md"));
+    }
+
+    #[test]
+    fn claude_code_sandbox_denial_is_named() {
+        // macOS Seatbelt (zsh's own words) and Linux bubblewrap.
+        assert!(says_denied(
+            "zsh:1: operation not permitted: /tmp/claude-501/cwd-dd16"
+        ));
+        assert!(says_denied(
+            "mkdir: cannot create directory '/home/u/.cache/x': Read-only file system"
+        ));
+    }
+
+    #[test]
+    fn gemini_cli_sandbox_denial_is_named() {
+        // Seatbelt's permissive-open profile denies writes outside the project; the
+        // container sandbox mounts only the project writable.
+        assert!(says_denied("cp: /Users/u/.zshrc: Operation not permitted"));
+        assert!(says_denied(
+            "npm ERR! code EACCES\nnpm ERR! syscall mkdir\nnpm ERR! path /usr/local/lib"
+        ));
+        assert!(says_denied("npm ERR! code EROFS"));
+        assert!(says_denied("npm ERR! code EPERM"));
+    }
+
+    #[test]
+    fn other_failures_are_not_denials() {
+        assert!(!says_denied("error: could not find `Cargo.toml`"));
+        assert!(!says_denied("bash: cargo: command not found"));
+        assert!(!says_denied(""));
+    }
+
+    #[test]
+    fn only_a_real_sandbox_is_sandboxed() {
+        assert!(is_sandboxed("workspace-write"));
+        assert!(is_sandboxed("read-only"));
+        assert!(!is_sandboxed("danger-full-access"));
+        assert!(!is_sandboxed("Danger-Full-Access"));
+        assert!(!is_sandboxed("none"));
+        assert!(!is_sandboxed(" "));
+    }
+
+    #[test]
+    fn every_failure_must_be_denied_in_a_sandboxed_session() {
+        let denied = "x: Operation not permitted";
+        let fs = vec![
+            failure(denied, "a"),
+            failure(denied, "b"),
+            failure("error: other", "a"),
+            failure(denied, "c"),
+            failure(denied, "d"),
+        ];
+        let sandboxes: HashMap<String, String> = [
+            ("a", "workspace-write"),
+            ("b", "read-only"),
+            ("c", "danger-full-access"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(
+            denied_under(&cluster(program(), vec![0, 1]), &fs, &sandboxes),
+            Some(vec!["read-only".to_string(), "workspace-write".to_string()])
+        );
+        // One failure that names no denial.
+        assert_eq!(
+            denied_under(&cluster(program(), vec![0, 2]), &fs, &sandboxes),
+            None
+        );
+        // One failure outside any sandbox, or in a session that recorded none.
+        assert_eq!(
+            denied_under(&cluster(program(), vec![0, 3]), &fs, &sandboxes),
+            None
+        );
+        assert_eq!(
+            denied_under(&cluster(program(), vec![0, 4]), &fs, &sandboxes),
+            None
+        );
+        // A file tool's cluster, or an empty one.
+        assert_eq!(
+            denied_under(&cluster(Kind::ToolWide, vec![0, 1]), &fs, &sandboxes),
+            None
+        );
+        assert_eq!(
+            denied_under(&cluster(program(), vec![]), &fs, &sandboxes),
+            None
+        );
+        let mut no_session = failure(denied, "a");
+        no_session.session = None;
+        assert_eq!(
+            denied_under(&cluster(program(), vec![0]), &[no_session], &sandboxes),
+            None
+        );
+    }
+
+    fn proposal() -> Proposal {
+        Proposal {
+            kind: "program",
+            any: vec![r"^cargo\b".into()],
+            unless: vec![],
+            match_mode: Some("segment"),
+            flags: None,
+            literal: Some("cargo".into()),
+            field_unless: None,
+            when: None,
+            field: None,
+        }
+    }
+
+    #[test]
+    fn the_condition_names_the_sandboxes_keys_the_program_and_keeps_an_own_one() {
+        let values = vec!["workspace-write".to_string()];
+        let mut sub = proposal();
+        sub.any = vec![r"^cargo\s+fmt\b".into()];
+        sub.unless = vec![r"\s--all(?:[\s=]|$)".into()];
+        let p = condition(sub, &cluster(program(), vec![0]), Some(&values));
+        assert!(lowered(&p));
+        assert_eq!(p.when, Some(json!({"sandbox": ["workspace-write"]})));
+        assert_eq!(p.any, vec![r"^cargo\b".to_string()]);
+        assert!(p.unless.is_empty());
+        let pathed = Kind::Program {
+            head: "cargo".into(),
+            pathed: true,
+        };
+        let p2 = condition(proposal(), &cluster(pathed, vec![0]), Some(&values));
+        assert_eq!(p2.any, vec![r"^(?:\S*/)?cargo\b".to_string()]);
+        // A pattern not keyed on a program (a shared element, a loop) is kept.
+        let mut shared = proposal();
+        shared.any = vec![r"\.rustup/".into()];
+        let kept = condition(shared, &cluster(Kind::PollLoop, vec![0]), Some(&values));
+        assert!(
+            message(
+                &kept,
+                &cluster(Kind::PollLoop, vec![0]),
+                2,
+                "b",
+                crate::rules::Action::Nudge
+            )
+            .is_some_and(|m| m.contains("`cargo fmt` was refused"))
+        );
+        assert_eq!(kept.any, vec![r"\.rustup/".to_string()]);
+        assert!(lowered(&kept));
+        assert!(!lowered(&condition(
+            proposal(),
+            &cluster(program(), vec![0]),
+            None
+        )));
+        let own = proposal().program_absent("cargo");
+        let kept = condition(own.clone(), &cluster(program(), vec![0]), Some(&values));
+        assert_eq!(kept, own);
+        assert!(
+            message(
+                &p,
+                &cluster(program(), vec![0]),
+                4,
+                "b",
+                crate::rules::Action::Nudge
+            )
+            .is_some_and(|m| m.contains("`cargo` was refused by the workspace-write sandbox 4x"))
+        );
+        assert!(
+            message(
+                &proposal(),
+                &cluster(program(), vec![0]),
+                4,
+                "b",
+                crate::rules::Action::Nudge
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn the_lowered_floor_needs_every_fired_call_failed() {
+        let b = |matched, failures| Backtest {
+            matched,
+            failures,
+            ..Backtest::default()
+        };
+        assert!(all_failed(&b(2, 2)));
+        assert!(!all_failed(&b(3, 2)));
+        assert!(!all_failed(&b(0, 0)));
+    }
+}
