@@ -189,7 +189,7 @@ fn observe(event: &HookEvent, host: Host, now: i64) -> Option<Observed> {
     call.session_id = (!event.session_id.is_empty()).then(|| event.session_id.clone());
     // The time limit the call set, if any (kept when a file tool's facts are observed below:
     // a call has one or the other).
-    call.facts = super::facts::time_limit(&call.input);
+    call.facts = super::facts::of_input(&call.input);
     call.cwd.clone_from(&event.cwd);
     call.agent_id = event.str_field("agent_id").map(str::to_string);
     let duration = event.raw.get("duration_ms").and_then(Value::as_i64);

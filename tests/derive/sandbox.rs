@@ -7,10 +7,13 @@
 use serde_json::{Value, json};
 
 use super::support::derive_json;
-use crate::common::{Env, stderr};
+use crate::common::{Env, json as parsed, stderr};
 
 /// The rustup refusal Codex's Seatbelt sandbox gives every cargo call outside the workspace.
 const EPERM: &str = "info: syncing channel updates for 'stable'\nerror: could not create temp file /home/dev/.rustup/tmp/q1_file: Operation not permitted (os error 1)\n";
+
+/// Marks a command the agent ran with escalated permissions (outside the sandbox).
+const ESCALATED: &str = "escalated: ";
 
 /// One Codex rollout (old `shell` tool, argv arrays) of session `n` in `sandbox`, on July
 /// `day` 2026: each command with its error (exit 1) or none (exit 0).
@@ -28,11 +31,16 @@ fn rollout(dir: &std::path::Path, n: u32, sandbox: &str, day: u32, calls: &[(&st
     ];
     for (i, (command, error)) in calls.iter().enumerate() {
         let call = format!("call_{n}_{i}");
+        // `ESCALATED` before a command: the agent asked to run it outside the sandbox.
+        let args = match command.strip_prefix(ESCALATED) {
+            Some(c) => json!({"command": ["bash", "-lc", c], "workdir": "/home/dev/app",
+                "with_escalated_permissions": true, "justification": "needs ~/.rustup"}),
+            None => json!({"command": ["bash", "-lc", command], "workdir": "/home/dev/app"}),
+        };
         lines.push(
             json!({"timestamp": ts(10 + i * 10), "type": "response_item",
             "payload": {"type": "function_call", "name": "shell", "call_id": call,
-                "arguments": json!({"command": ["bash", "-lc", command],
-                    "workdir": "/home/dev/app"}).to_string()}}),
+                "arguments": args.to_string()}}),
         );
         let (text, code) = error.map_or(("ok\n", 0), |e| (e, 1));
         lines.push(
@@ -52,13 +60,17 @@ fn rollout(dir: &std::path::Path, n: u32, sandbox: &str, day: u32, calls: &[(&st
 
 /// Import the rollouts `build` writes and derive over July 2026.
 fn derived(build: impl FnOnce(&std::path::Path)) -> Value {
-    let env = Env::new();
+    derived_in(&Env::new(), build)
+}
+
+/// [`derived`] in `env`.
+fn derived_in(env: &Env, build: impl FnOnce(&std::path::Path)) -> Value {
     let dir = env.repo_path().join("rollouts");
     std::fs::create_dir_all(&dir).unwrap();
     build(&dir);
     let out = env.run(&["record", "import", dir.to_str().unwrap()], b"");
     assert!(out.status.success(), "{}", stderr(&out));
-    derive_json(&env, &[])
+    derive_json(env, &[])
 }
 
 /// The candidates whose sample command starts with `cargo fmt`.
@@ -202,5 +214,60 @@ fn a_refused_program_at_the_ordinary_floor_stays_proposed_despite_a_success() {
         (b["matched"].as_u64(), b["failures"].as_u64()),
         (Some(4), Some(3)),
         "{doc:#}"
+    );
+}
+
+#[test]
+fn an_escalated_retry_that_succeeds_ran_outside_the_sandbox() {
+    let env = Env::new();
+    let doc = derived_in(&env, |dir| {
+        rollout(
+            dir,
+            11,
+            "workspace-write",
+            1,
+            &[
+                ("cargo fmt", Some(EPERM)),
+                ("cargo fmt", Some(EPERM)),
+                ("escalated: cargo fmt", None),
+            ],
+        );
+        rollout(dir, 12, "danger-full-access", 2, &[("ls", None)]);
+    });
+    let found = cargo_fmt(&doc);
+    assert_eq!(found.len(), 1, "{doc:#}");
+    let c = found[0];
+    assert_eq!(c["when"]["sandbox"], json!(["workspace-write"]), "{c:#}");
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(2), Some(2)),
+        "{c:#}"
+    );
+    // guard check --history replays it the same way: the escalated call is spared.
+    let path = env.home_path().join("sandbox-candidates.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let o = env.run(
+        &[
+            "guard",
+            "check",
+            path.to_str().unwrap(),
+            "--history",
+            "2026-07-01",
+            "--json",
+        ],
+        b"",
+    );
+    let replay = parsed(&o);
+    let row = replay["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == c["id"])
+        .unwrap_or_else(|| panic!("{replay:#}"));
+    assert_eq!(
+        (row["fired"].as_u64(), row["succeeded"].as_u64()),
+        (Some(2), Some(0)),
+        "{row:#}"
     );
 }
