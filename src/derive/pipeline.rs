@@ -32,8 +32,8 @@ use crate::window::Window;
 /// A proposal with the clusters that propose it (the first names it) and its contrast.
 pub(super) type Folded = (Vec<usize>, Proposal, Option<Contrast>);
 
-/// A program cluster the sandbox refused, with the sandboxes (see `sandbox`), by index.
-pub(super) type Refused = HashMap<usize, Vec<String>>;
+/// What the sandbox refused each program cluster it refused (see `sandbox`), by index.
+pub(super) type Refused = HashMap<usize, sandbox::Refusal>;
 
 /// The window's clusters, each with its plan: a file tool's failures split by cause first
 /// (its missing paths by path), each with the fewest failures it needs (see `tool_causes`);

@@ -95,14 +95,14 @@ pub(crate) fn sessions(conn: &Connection) -> Result<HashMap<String, String>> {
 
 /// The sandboxes (sorted) a cluster's failures ran under, when every failure's error names
 /// a denial and every failure's session recorded a sandbox that is one; `None` otherwise.
-/// Only command clusters (a program, a shared element): a file tool's cluster has its own
-/// causes (`tool_causes`).
+/// Only a program's cluster: a file tool's has its own causes (`tool_causes`), and the
+/// other kinds (a loop, a dead host, builtins only) are refused by no sandbox.
 pub(crate) fn denied_under(
     c: &Cluster,
     failures: &[Failure],
     sandboxes: &HashMap<String, String>,
 ) -> Option<Vec<String>> {
-    if !matches!(c.kind, Kind::Program { .. } | Kind::Shared(_)) || c.failures.is_empty() {
+    if !matches!(c.kind, Kind::Program { .. }) || c.failures.is_empty() {
         return None;
     }
     let mut seen = BTreeSet::new();
@@ -117,26 +117,78 @@ pub(crate) fn denied_under(
     Some(seen.into_iter().collect())
 }
 
-/// Each cluster refused by its sessions' sandbox (by index), with those sandboxes; its plan's
-/// floor lowered to [`MIN_FAILURES`]. Clusters with a cause of their own keep their plan.
+/// Fewest path components the directory a sandbox refused writes under must have
+/// (`/Users/u/.rustup/`: three); a shorter one (the home directory) holds the workspace too.
+pub(crate) const MIN_PREFIX_DEPTH: usize = 3;
+
+/// What the sandbox refused a program cluster: the sandboxes its sessions ran under, and
+/// the directory outside the workspace its failures all wrote under, if they name one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The sessions' sandboxes (sorted).
+    pub sandboxes: Vec<String>,
+    /// The directory (ending in `/`) every failure's denied path lies under and every
+    /// failing command names (see [`denied_prefix`]).
+    pub prefix: Option<String>,
+}
+
+/// The first absolute (or `~/`) path on the line of `error` that names the denial.
+fn denied_path(error: &str) -> Option<&str> {
+    let line = error.lines().find(|l| says_denied(l))?;
+    line.split_whitespace()
+        .map(|t| t.trim_matches(|c| matches!(c, '\'' | '"' | '`')))
+        .map(|t| t.trim_end_matches([':', ',', ';']))
+        .map(|t| t.trim_matches(|c| matches!(c, '\'' | '"' | '`')))
+        .find(|t| (t.starts_with('/') || t.starts_with("~/")) && t.len() > 2)
+}
+
+/// The directory every failure of `c` was refused a write under: each error names a path
+/// on its denial line, their common directory has [`MIN_PREFIX_DEPTH`] components or more,
+/// and every failing command names that directory, so a rule can key on it (the sandbox
+/// refuses the place, not the program: a write inside the workspace still works).
+pub(crate) fn denied_prefix(c: &Cluster, failures: &[Failure]) -> Option<String> {
+    let mut common: Option<Vec<&str>> = None;
+    for &f in &c.failures {
+        let path = denied_path(&failures[f].error)?;
+        let dir: Vec<&str> = path.rsplit_once('/')?.0.split('/').collect();
+        common = Some(match common {
+            None => dir,
+            Some(mut have) => {
+                let same = have.iter().zip(&dir).take_while(|(a, b)| a == b).count();
+                have.truncate(same);
+                have
+            }
+        });
+    }
+    let common = common?;
+    if common.iter().filter(|p| !p.is_empty()).count() < MIN_PREFIX_DEPTH {
+        return None;
+    }
+    let prefix = format!("{}/", common.join("/"));
+    c.failures
+        .iter()
+        .all(|&f| failures[f].command.contains(&prefix))
+        .then_some(prefix)
+}
+
+/// Each program cluster refused by its sessions' sandbox (by index), with what it was
+/// refused; its plan's floor lowered to [`MIN_FAILURES`].
 pub(crate) fn lower(
     conn: &Connection,
     clusters: &[Cluster],
     failures: &[Failure],
     plans: &mut [Plan],
-) -> Result<HashMap<usize, Vec<String>>> {
+) -> Result<HashMap<usize, Refusal>> {
     let sandboxes = sessions(conn)?;
     let mut out = HashMap::new();
     if sandboxes.is_empty() {
         return Ok(out);
     }
     for (i, c) in clusters.iter().enumerate() {
-        if plans[i].cause.is_some() {
-            continue;
-        }
-        if let Some(values) = denied_under(c, failures, &sandboxes) {
+        if let Some(sandboxes) = denied_under(c, failures, &sandboxes) {
             plans[i].floor = plans[i].floor.min(MIN_FAILURES);
-            out.insert(i, values);
+            let prefix = denied_prefix(c, failures);
+            out.insert(i, Refusal { sandboxes, prefix });
         }
     }
     Ok(out)
@@ -146,21 +198,28 @@ pub(crate) fn lower(
 /// keyed on the program itself: the sandbox refuses the program whatever its subcommand or
 /// flags (`cargo fmt` and `cargo check` alike), so a program cluster's pattern is widened
 /// to the program and its `unless` dropped, and every subcommand's cluster proposes the
-/// same rule (folded into one candidate). A proposal with a condition of its own (a program
-/// absent from `PATH`) keeps it.
-pub(crate) fn condition(mut p: Proposal, c: &Cluster, sandboxes: Option<&Vec<String>>) -> Proposal {
-    let Some(values) = sandboxes else {
+/// same rule (folded into one candidate). When its failures were all refused a write under
+/// one directory their commands name, the pattern requires that directory too (`^touch\b.*
+/// /Users/u/\.rustup/`). A proposal with a condition of its own (a program absent from
+/// `PATH`) keeps it.
+pub(crate) fn condition(mut p: Proposal, c: &Cluster, refusal: Option<&Refusal>) -> Proposal {
+    let Some(refusal) = refusal else {
         return p;
     };
     if p.when.is_some() {
         return p;
     }
     if let Kind::Program { head, pathed } = &c.kind {
-        p.any = vec![super::pattern::program_pattern(head, *pathed)];
+        let mut any = super::pattern::program_pattern(head, *pathed);
+        if let Some(prefix) = &refusal.prefix {
+            any.push_str(".*");
+            any.push_str(&super::pattern::escape(prefix));
+        }
+        p.any = vec![any];
         p.unless.clear();
     }
     p.kind = KIND;
-    p.when = Some(json!({ "sandbox": values }));
+    p.when = Some(json!({ "sandbox": refusal.sandboxes }));
     p
 }
 
@@ -342,9 +401,13 @@ mod tests {
             denied_under(&cluster(program(), vec![0, 4]), &fs, &sandboxes),
             None
         );
-        // A file tool's cluster, or an empty one.
+        // A file tool's cluster, a loop's, or an empty one.
         assert_eq!(
             denied_under(&cluster(Kind::ToolWide, vec![0, 1]), &fs, &sandboxes),
+            None
+        );
+        assert_eq!(
+            denied_under(&cluster(Kind::PollLoop, vec![0, 1]), &fs, &sandboxes),
             None
         );
         assert_eq!(
@@ -357,6 +420,49 @@ mod tests {
             denied_under(&cluster(program(), vec![0]), &[no_session], &sandboxes),
             None
         );
+    }
+
+    #[test]
+    fn lowering_reads_the_sessions_and_lowers_only_the_refused_programs() {
+        let conn = crate::store::open_in_memory().unwrap();
+        let fs = vec![
+            failure("x: Operation not permitted", "a"),
+            failure("x: Operation not permitted", "a"),
+        ];
+        let clusters = vec![
+            cluster(program(), vec![0, 1]),
+            cluster(Kind::PollLoop, vec![0, 1]),
+        ];
+        let plan = || Plan {
+            cause: None,
+            floor: 3,
+        };
+        // No session recorded a sandbox: nothing lowered.
+        let mut plans = vec![plan(), plan()];
+        assert!(lower(&conn, &clusters, &fs, &mut plans).unwrap().is_empty());
+        assert_eq!((plans[0].floor, plans[1].floor), (3, 3));
+        conn.execute_batch(
+            "INSERT INTO sessions (id, host, source, sandbox)
+             VALUES ('a', 'codex', 'import', 'Workspace-Write'), ('b', 'codex', 'import', NULL);",
+        )
+        .unwrap();
+        assert_eq!(
+            sessions(&conn).unwrap(),
+            HashMap::from([("a".to_string(), "workspace-write".to_string())])
+        );
+        let refused = lower(&conn, &clusters, &fs, &mut plans).unwrap();
+        assert_eq!(refused, HashMap::from([(0, refusal(None))]));
+        assert_eq!((plans[0].floor, plans[1].floor), (MIN_FAILURES, 3));
+        // A floor already below stays.
+        let mut low = vec![
+            Plan {
+                cause: None,
+                floor: 1,
+            },
+            plan(),
+        ];
+        lower(&conn, &clusters, &fs, &mut low).unwrap();
+        assert_eq!(low[0].floor, 1);
     }
 
     fn proposal() -> Proposal {
@@ -373,9 +479,84 @@ mod tests {
         }
     }
 
+    fn refusal(prefix: Option<&str>) -> Refusal {
+        Refusal {
+            sandboxes: vec!["workspace-write".to_string()],
+            prefix: prefix.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_denied_path_is_the_first_absolute_one_on_the_denial_line() {
+        let p = |e| denied_path(e);
+        assert_eq!(
+            p(
+                "info: x\nerror: could not create temp file /Users/u/.rustup/tmp/q_file: Operation not permitted (os error 1)"
+            ),
+            Some("/Users/u/.rustup/tmp/q_file")
+        );
+        assert_eq!(
+            p("touch: cannot touch '/home/u/.cargo/x': Permission denied"),
+            Some("/home/u/.cargo/x")
+        );
+        assert_eq!(
+            p("touch: ~/.npm/x: Operation not permitted"),
+            Some("~/.npm/x")
+        );
+        // Relative, too short, or on no denial line.
+        assert_eq!(
+            p("error: cannot open '.git/FETCH_HEAD': Operation not permitted"),
+            None
+        );
+        assert_eq!(p("x / y: Operation not permitted"), None);
+        assert_eq!(p("/home/u/a is here\nerror: Operation not permitted"), None);
+        assert_eq!(p("/home/u/a/b: No such file"), None);
+    }
+
+    #[test]
+    fn a_prefix_needs_every_failure_under_one_deep_directory_its_commands_name() {
+        let with = |command: &str, error: &str| {
+            let mut f = failure(error, "a");
+            f.command = command.into();
+            f
+        };
+        let fs = vec![
+            with(
+                "touch /Users/u/.rustup/tmp/t && rm /Users/u/.rustup/tmp/t",
+                "touch: /Users/u/.rustup/tmp/t: Operation not permitted",
+            ),
+            with(
+                "touch /Users/u/.rustup/test",
+                "touch: /Users/u/.rustup/test: Operation not permitted",
+            ),
+            with(
+                "touch /Users/u/x",
+                "touch: /Users/u/x: Operation not permitted",
+            ),
+            with(
+                "cargo fmt",
+                "error: could not create temp file /Users/u/.rustup/tmp/q: Operation not permitted",
+            ),
+            with(
+                "touch /Users/u/.rustup/y",
+                "touch: failed: Operation not permitted",
+            ),
+        ];
+        let of = |ids: Vec<usize>| denied_prefix(&cluster(program(), ids), &fs);
+        assert_eq!(of(vec![0, 1]), Some("/Users/u/.rustup/".to_string()));
+        assert_eq!(of(vec![0]), Some("/Users/u/.rustup/tmp/".to_string()));
+        // The common directory is the home directory: too shallow.
+        assert_eq!(of(vec![0, 2]), None);
+        // The command does not name the path (rustup's own temp file).
+        assert_eq!(of(vec![3]), None);
+        // An error that names no path.
+        assert_eq!(of(vec![0, 4]), None);
+        assert_eq!(of(vec![]), None);
+    }
+
     #[test]
     fn the_condition_names_the_sandboxes_keys_the_program_and_keeps_an_own_one() {
-        let values = vec!["workspace-write".to_string()];
+        let values = refusal(None);
         let mut sub = proposal();
         sub.any = vec![r"^cargo\s+fmt\b".into()];
         sub.unless = vec![r"\s--all(?:[\s=]|$)".into()];
@@ -390,6 +571,10 @@ mod tests {
         };
         let p2 = condition(proposal(), &cluster(pathed, vec![0]), Some(&values));
         assert_eq!(p2.any, vec![r"^(?:\S*/)?cargo\b".to_string()]);
+        let under = refusal(Some("/Users/u/.rustup/"));
+        let p3 = condition(proposal(), &cluster(program(), vec![0]), Some(&under));
+        assert_eq!(p3.any, vec![r"^cargo\b.*/Users/u/\.rustup/".to_string()]);
+        assert_eq!(p3.when, Some(json!({"sandbox": ["workspace-write"]})));
         // A pattern not keyed on a program (a shared element, a loop) is kept.
         let mut shared = proposal();
         shared.any = vec![r"\.rustup/".into()];

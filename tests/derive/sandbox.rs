@@ -271,3 +271,45 @@ fn an_escalated_retry_that_succeeds_ran_outside_the_sandbox() {
         "{row:#}"
     );
 }
+
+#[test]
+fn writes_refused_outside_the_workspace_are_keyed_on_that_directory() {
+    let denied = |p: &str| format!("touch: {p}: Operation not permitted\n");
+    let (a, b) = (
+        denied("/home/dev/.cache/tool/a"),
+        denied("/home/dev/.cache/tool/sub/b"),
+    );
+    let doc = derived(|dir| {
+        rollout(
+            dir,
+            13,
+            "workspace-write",
+            1,
+            &[
+                ("touch /home/dev/.cache/tool/a", Some(&a)),
+                ("touch src/new.rs", None),
+                ("touch /home/dev/.cache/tool/sub/b", Some(&b)),
+                ("touch src/other.rs", None),
+            ],
+        );
+        rollout(dir, 14, "danger-full-access", 2, &[("ls", None)]);
+    });
+    let c = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["meta"]["kind"] == "sandbox-denied")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(
+        c["any"],
+        json!([r"^touch\b.*/home/dev/\.cache/tool/"]),
+        "{c:#}"
+    );
+    // The touches inside the workspace are spared.
+    let b = &c["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(2), Some(2)),
+        "{c:#}"
+    );
+}
