@@ -130,6 +130,9 @@ pub(crate) struct Refusal {
     /// The directory (ending in `/`) every failure's denied path lies under and every
     /// failing command names (see [`denied_prefix`]).
     pub prefix: Option<String>,
+    /// Was the program refused under more than one shape (`cargo fmt`, `cargo check`)? Its
+    /// rule is then keyed on the program; otherwise on the one shape refused.
+    pub program_wide: bool,
 }
 
 /// The first absolute (or `~/`) path on the line of `error` that names the denial.
@@ -184,24 +187,41 @@ pub(crate) fn lower(
     if sandboxes.is_empty() {
         return Ok(out);
     }
+    let mut heads: HashMap<&str, usize> = HashMap::new();
     for (i, c) in clusters.iter().enumerate() {
         if let Some(sandboxes) = denied_under(c, failures, &sandboxes) {
             plans[i].floor = plans[i].floor.min(MIN_FAILURES);
             let prefix = denied_prefix(c, failures);
-            out.insert(i, Refusal { sandboxes, prefix });
+            if let Kind::Program { head, .. } = &c.kind {
+                *heads.entry(head.as_str()).or_default() += 1;
+            }
+            out.insert(
+                i,
+                Refusal {
+                    sandboxes,
+                    prefix,
+                    program_wide: false,
+                },
+            );
+        }
+    }
+    for (&i, r) in &mut out {
+        if let Kind::Program { head, .. } = &clusters[i].kind {
+            r.program_wide = heads.get(head.as_str()).is_some_and(|&n| n > 1);
         }
     }
     Ok(out)
 }
 
 /// `p` conditioned on the sandboxes that refused its failures (`None`: `p` as it is), and
-/// keyed on the program itself: the sandbox refuses the program whatever its subcommand or
-/// flags (`cargo fmt` and `cargo check` alike), so a program cluster's pattern is widened
-/// to the program and its `unless` dropped, and every subcommand's cluster proposes the
-/// same rule (folded into one candidate). When its failures were all refused a write under
-/// one directory their commands name, the pattern requires that directory too (`^touch\b.*
-/// /Users/u/\.rustup/`). A proposal with a condition of its own (a program absent from
-/// `PATH`) keeps it.
+/// keyed on what its failures share. A program refused under several shapes (`cargo fmt`
+/// and `cargo check` alike: the sandbox refuses the program whatever its subcommand) is
+/// keyed on the program, its `unless` dropped, so every shape's cluster proposes the same
+/// rule (folded into one candidate); one refused under one shape keeps that shape's
+/// pattern (its other subcommands may work). When its failures were all refused a write
+/// under one directory their commands name, the program's pattern requires that directory
+/// (`^touch\b.*/Users/u/\.rustup/`): the place is refused, not the program. A proposal with
+/// a condition of its own (a program absent from `PATH`) keeps it.
 pub(crate) fn condition(mut p: Proposal, c: &Cluster, refusal: Option<&Refusal>) -> Proposal {
     let Some(refusal) = refusal else {
         return p;
@@ -209,7 +229,9 @@ pub(crate) fn condition(mut p: Proposal, c: &Cluster, refusal: Option<&Refusal>)
     if p.when.is_some() {
         return p;
     }
-    if let Kind::Program { head, pathed } = &c.kind {
+    if let Kind::Program { head, pathed } = &c.kind
+        && (refusal.program_wide || refusal.prefix.is_some())
+    {
         let mut any = super::pattern::program_pattern(head, *pathed);
         if let Some(prefix) = &refusal.prefix {
             any.push_str(".*");
@@ -244,9 +266,15 @@ pub(crate) fn message(
     if !lowered(p) {
         return None;
     }
-    // The rule is keyed on the program, whatever the subcommand its first failure ran.
+    // A rule keyed on the program names it, whatever the subcommand its first failure ran.
     let what = match &c.kind {
-        Kind::Program { head, .. } => head.as_str(),
+        Kind::Program { head, pathed }
+            if p.any.first().is_some_and(|a| {
+                a.starts_with(&super::pattern::program_pattern(head, *pathed))
+            }) =>
+        {
+            head.as_str()
+        }
         _ => c.shape.as_str(),
     };
     let sandboxes = p
@@ -451,8 +479,19 @@ mod tests {
             HashMap::from([("a".to_string(), "workspace-write".to_string())])
         );
         let refused = lower(&conn, &clusters, &fs, &mut plans).unwrap();
-        assert_eq!(refused, HashMap::from([(0, refusal(None))]));
+        let one_shape = Refusal {
+            program_wide: false,
+            ..refusal(None)
+        };
+        assert_eq!(refused, HashMap::from([(0, one_shape)]));
         assert_eq!((plans[0].floor, plans[1].floor), (MIN_FAILURES, 3));
+        // The same program refused under a second shape: keyed on the program.
+        let mut check = cluster(program(), vec![1]);
+        check.shape = "cargo check".into();
+        let two = vec![cluster(program(), vec![0]), check];
+        let refused = lower(&conn, &two, &fs, &mut [plan(), plan()]).unwrap();
+        assert!(refused.values().all(|r| r.program_wide), "{refused:?}");
+        assert_eq!(refused.len(), 2);
         // A floor already below stays.
         let mut low = vec![
             Plan {
@@ -483,6 +522,7 @@ mod tests {
         Refusal {
             sandboxes: vec!["workspace-write".to_string()],
             prefix: prefix.map(str::to_string),
+            program_wide: true,
         }
     }
 
@@ -552,6 +592,38 @@ mod tests {
         // An error that names no path.
         assert_eq!(of(vec![0, 4]), None);
         assert_eq!(of(vec![]), None);
+    }
+
+    #[test]
+    fn one_refused_shape_keeps_its_pattern_unless_a_directory_keys_it() {
+        // Refused under one shape only: that shape's pattern, as proposed.
+        let mut sub = proposal();
+        sub.any = vec![r"^cargo\s+fmt\b".into()];
+        sub.unless = vec![r"\s--all(?:[\s=]|$)".into()];
+        let alone = Refusal {
+            program_wide: false,
+            ..refusal(None)
+        };
+        let p4 = condition(sub.clone(), &cluster(program(), vec![0]), Some(&alone));
+        assert_eq!((&p4.any, &p4.unless), (&sub.any, &sub.unless));
+        assert!(lowered(&p4));
+        assert!(
+            message(
+                &p4,
+                &cluster(program(), vec![0]),
+                2,
+                "b",
+                crate::rules::Action::Nudge
+            )
+            .is_some_and(|m| m.contains("`cargo fmt` was refused"))
+        );
+        // ... unless its failures name a directory.
+        let placed = Refusal {
+            program_wide: false,
+            ..refusal(Some("/Users/u/.rustup/"))
+        };
+        let p5 = condition(sub, &cluster(program(), vec![0]), Some(&placed));
+        assert_eq!(p5.any, vec![r"^cargo\b.*/Users/u/\.rustup/".to_string()]);
     }
 
     #[test]

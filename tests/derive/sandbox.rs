@@ -313,3 +313,64 @@ fn writes_refused_outside_the_workspace_are_keyed_on_that_directory() {
         "{c:#}"
     );
 }
+
+#[test]
+fn a_program_refused_under_two_shapes_is_one_rule_on_the_program() {
+    let doc = derived(|dir| {
+        rollout(
+            dir,
+            15,
+            "workspace-write",
+            1,
+            &[
+                ("cargo fmt", Some(EPERM)),
+                ("cargo check", Some(EPERM)),
+                ("cargo fmt", Some(EPERM)),
+                ("cargo check", Some(EPERM)),
+            ],
+        );
+        rollout(dir, 16, "danger-full-access", 2, &[("cargo check", None)]);
+    });
+    let refused: Vec<&Value> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["meta"]["kind"] == "sandbox-denied")
+        .collect();
+    assert_eq!(refused.len(), 1, "{doc:#}");
+    assert_eq!(refused[0]["any"], json!([r"^cargo\b"]), "{doc:#}");
+    let b = &refused[0]["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(4), Some(4)),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn a_program_refused_under_one_shape_keeps_that_shape() {
+    let doc = derived(|dir| {
+        rollout(
+            dir,
+            17,
+            "workspace-write",
+            1,
+            &[
+                ("cargo fmt", Some(EPERM)),
+                ("cargo test", None),
+                ("cargo fmt", Some(EPERM)),
+                ("cargo test", None),
+            ],
+        );
+        rollout(dir, 18, "danger-full-access", 2, &[("ls", None)]);
+    });
+    let found = cargo_fmt(&doc);
+    assert_eq!(found.len(), 1, "{doc:#}");
+    assert_eq!(found[0]["any"], json!([r"^cargo\s+fmt\b"]), "{doc:#}");
+    let b = &found[0]["meta"]["backtest"];
+    assert_eq!(
+        (b["matched"].as_u64(), b["failures"].as_u64()),
+        (Some(2), Some(2)),
+        "{doc:#}"
+    );
+}
