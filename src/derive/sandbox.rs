@@ -61,10 +61,27 @@ const DENIED: &[&str] = &[
     "code erofs",
 ];
 
-/// Does this error say the sandbox refused the program (see [`DENIED`])?
+/// Does this error say the sandbox refused the program (see [`DENIED`])? A shell refusing
+/// to run a file that is not executable (`bash: ./x.sh: Permission denied`, `zsh:
+/// permission denied: ./x.sh`; exit 126) is the file's mode, not the sandbox: Codex's own
+/// denial check leaves exit 126 out for the same reason.
 pub(crate) fn says_denied(error: &str) -> bool {
-    let e = error.to_lowercase();
-    DENIED.iter().any(|p| e.contains(p))
+    error.lines().any(|line| {
+        let l = line.trim_start().to_lowercase();
+        DENIED.iter().any(|p| l.contains(p)) && !not_executable(&l)
+    })
+}
+
+/// Is this (lowercase) line a shell's refusal to execute a file (`permission denied` said by
+/// `bash:`, `zsh:`, `sh:` or `/bin/sh:` itself)?
+fn not_executable(line: &str) -> bool {
+    let shell = ["bash:", "zsh:", "sh:", "dash:"].iter().any(|s| {
+        line.starts_with(s)
+            || line
+                .split_once(' ')
+                .is_some_and(|(w, _)| w.ends_with(&format!("/{s}")))
+    });
+    shell && line.contains("permission denied")
 }
 
 /// Is this recorded sandbox value a sandbox at all (not `danger-full-access`, `none`, …)?
@@ -374,6 +391,25 @@ mod tests {
         ));
         assert!(says_denied("npm ERR! code EROFS"));
         assert!(says_denied("npm ERR! code EPERM"));
+    }
+
+    #[test]
+    fn a_shell_refusing_a_file_without_its_execute_bit_is_not_the_sandbox() {
+        assert!(!says_denied("bash: ./deploy.sh: Permission denied"));
+        assert!(!says_denied("bash: line 1: ./deploy.sh: Permission denied"));
+        assert!(!says_denied("zsh: permission denied: ./deploy.sh"));
+        assert!(!says_denied("/bin/sh: 1: ./deploy.sh: Permission denied"));
+        assert!(!says_denied("dash: 1: ./x: Permission denied"));
+        // The sandbox refusing the shell's own write, or a program's.
+        assert!(says_denied(
+            "bash: /home/u/.bash_history: Read-only file system"
+        ));
+        assert!(says_denied(
+            "zsh:1: operation not permitted: /tmp/claude-501/cwd-1"
+        ));
+        assert!(says_denied(
+            "Exit code 1\nmkdir: /home/u/.x: Permission denied"
+        ));
     }
 
     #[test]
