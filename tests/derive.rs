@@ -8,6 +8,7 @@ mod findings;
 mod lifecycle;
 mod realdata;
 mod rule_level;
+mod sandbox;
 mod session_files;
 mod shared;
 mod support;

@@ -155,6 +155,10 @@ fn draft_message(
         ceiling,
     ) {
         m
+    } else if let Some(m) =
+        super::sandbox::message(&d.proposal, primary, fail_count, basis, ceiling)
+    {
+        m
     } else if primary.kind == Kind::ToolWide {
         let sample: String = shown_error.chars().take(140).collect();
         let advice = if ceiling == crate::rules::Action::Monitor {

@@ -49,6 +49,7 @@ mod pattern;
 mod pipeline;
 mod render;
 mod reviewed;
+mod sandbox;
 mod shared;
 mod spellings;
 mod tool_causes;
@@ -218,12 +219,8 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
         .into_iter()
         .filter(|f| !options.is_excluded(&f.tool))
         .collect();
-    // A file tool's failures split by cause first (its missing paths by path), each with the
-    // fewest failures it needs (see `tool_causes`).
-    let (mut clusters, mut plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
-        tool_causes::split(cluster::build(&failures), &failures, options.min_count)
-            .into_iter()
-            .unzip();
+    // The clusters, each with the fewest failures it needs (see `pipeline::plan`).
+    let (mut clusters, mut plans, refused) = pipeline::plan(conn, &failures, options.min_count)?;
     let (below_min, unpatterned, mut active) = pipeline::partition(&clusters, &plans);
     let groups = pipeline::tool_groups(&clusters, &active);
     // Signature first: causes spread over programs or keyed on an operand (see `shared`),
@@ -256,7 +253,7 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
             &failures,
             &mut field_contrast,
         )? {
-            proposals.push((i, p, k));
+            proposals.push((i, sandbox::condition(p, c, refused.get(&i)), k));
         }
     }
     let mut folded = pipeline::fold(&clusters, proposals);
@@ -303,11 +300,12 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
 /// in the sessions where the program was missing.
 ///
 /// A file tool's state the host's own error named (`tool_causes`: not read, a recurring
-/// missing path) is proposed from two failures in two sessions, so two attempts suffice.
+/// missing path) is proposed from two failures in two sessions, so two attempts suffice;
+/// so is a program the session's sandbox refused every time (`sandbox`).
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
     if proposal.when.is_some() {
         let floor = options.min_attempts.min(options.min_count);
-        if tool_causes::host_stated(proposal) {
+        if tool_causes::host_stated(proposal) || sandbox::lowered(proposal) {
             floor.min(tool_causes::MIN_SESSIONS as u64)
         } else {
             floor

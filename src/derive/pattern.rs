@@ -170,7 +170,7 @@ pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<
 }
 
 /// `^psql\b`, `^(?:\S*/)?git\s+push\b` for a shape.
-fn program_pattern(shape: &str, pathed: bool) -> String {
+pub(super) fn program_pattern(shape: &str, pathed: bool) -> String {
     let mut out = String::from("^");
     if pathed {
         out.push_str(r"(?:\S*/)?");

@@ -22,7 +22,7 @@ use super::finding::{self, FindingKind};
 use super::pattern::{self, Proposal};
 use super::{
     Derivation, Derived, attempt_floor, calls, candidate, candidates, context, contrast, fields,
-    overlap, reviewed, shared, tool_causes, tool_verdict,
+    overlap, reviewed, sandbox, shared, tool_causes, tool_verdict,
 };
 use crate::Result;
 use crate::rules::backtest::{self, Backtest, Matches, Scan, Target};
@@ -31,6 +31,26 @@ use crate::window::Window;
 
 /// A proposal with the clusters that propose it (the first names it) and its contrast.
 pub(super) type Folded = (Vec<usize>, Proposal, Option<Contrast>);
+
+/// What the sandbox refused each program cluster it refused (see `sandbox`), by index.
+pub(super) type Refused = HashMap<usize, sandbox::Refusal>;
+
+/// The window's clusters, each with its plan: a file tool's failures split by cause first
+/// (its missing paths by path), each with the fewest failures it needs (see `tool_causes`);
+/// then a program the session's sandbox refused every time, with two failures and the
+/// sandbox it ran under (see `sandbox`).
+pub(super) fn plan(
+    conn: &Connection,
+    failures: &[Failure],
+    min_count: u64,
+) -> Result<(Vec<Cluster>, Vec<tool_causes::Plan>, Refused)> {
+    let (clusters, mut plans): (Vec<Cluster>, Vec<tool_causes::Plan>) =
+        tool_causes::split(super::cluster::build(failures), failures, min_count)
+            .into_iter()
+            .unzip();
+    let refused = sandbox::lower(conn, &clusters, failures, &mut plans)?;
+    Ok((clusters, plans, refused))
+}
 
 /// The clusters below their floor (counted), those that ran only builtins, and the active
 /// ones, as indices.
@@ -253,6 +273,16 @@ pub(super) fn judge(
         if !derivation.no_denominator && d.backtest.failures == 0 {
             // A pattern that matches none of its own failures proposes nothing.
             derivation.unmatched += 1;
+            continue;
+        }
+        if sandbox::lowered(&d.proposal)
+            && !sandbox::all_failed(&d.backtest)
+            && (d.fail_count(&derivation.clusters) as u64) < derivation.options.min_count
+        {
+            // Proposed below the floor because the sandbox refused every call, yet it fired
+            // on a success under the sandbox: the ordinary floor again, and it is below it.
+            d.tier = Tier::Anecdotal;
+            derivation.withheld.push(d);
             continue;
         }
         if let Some(layer) = reviewed::promoted_in(derivation, &d) {

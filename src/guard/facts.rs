@@ -10,7 +10,8 @@
 //! modification time is newer than the end of the call that saw it. The
 //! store is opened at most once, and only if a question needs it. A question that cannot be
 //! answered (no store, a busy store, a `stat` error other than "not found") is unknown, and
-//! the guard then fires the rule.
+//! the guard then fires the rule. A call that asked to run outside the session's sandbox
+//! (an escalated call) has no sandbox, whatever the session's.
 
 use std::cell::{OnceCell, RefCell};
 use std::ffi::OsString;
@@ -34,6 +35,8 @@ pub(crate) struct Live<'a> {
     session: OnceCell<Option<[Option<String>; 3]>>,
     /// Programs already looked up on `PATH` for this call (several rules may ask).
     on_path: RefCell<Vec<(String, bool)>>,
+    /// The call asked to run outside the session's sandbox (an escalated call).
+    unsandboxed: bool,
 }
 
 /// The process's environment.
@@ -59,7 +62,16 @@ impl<'a> Live<'a> {
             conn: OnceCell::new(),
             session: OnceCell::new(),
             on_path: RefCell::new(Vec::new()),
+            unsandboxed: false,
         }
+    }
+
+    /// These facts for a call that asked to run outside the session's sandbox
+    /// ([`crate::host::call::unsandboxed`]): its `sandbox` is none, whatever the session's.
+    #[must_use]
+    pub(crate) fn unsandboxed(mut self, yes: bool) -> Self {
+        self.unsandboxed = yes;
+        self
     }
 
     /// The store, opened once, if there is one and it opens in the hook's time.
@@ -166,6 +178,7 @@ impl Facts for Live<'_> {
             Key::Shell => (self.env)("SHELL")
                 .and_then(|s| condition::shell_name(&s.to_string_lossy()))
                 .or_else(|| row(0)),
+            Key::Sandbox if self.unsandboxed => Some("none".to_string()),
             Key::Sandbox => row(1),
             Key::Originator => row(2),
         }
@@ -297,6 +310,11 @@ mod tests {
         let live = Live::new(&home, "codex", "s1", Some("/w"), &none);
         assert_eq!(live.context(Key::Shell).as_deref(), Some("pwsh"));
         assert_eq!(live.context(Key::Sandbox).as_deref(), Some("read-only"));
+        // An escalated call ran outside it.
+        let escalated = Live::new(&home, "codex", "s1", Some("/w"), &none).unsandboxed(true);
+        assert_eq!(escalated.context(Key::Sandbox).as_deref(), Some("none"));
+        let kept = Live::new(&home, "codex", "s1", Some("/w"), &none).unsandboxed(false);
+        assert_eq!(kept.context(Key::Sandbox).as_deref(), Some("read-only"));
         assert_eq!(
             live.context(Key::Originator).as_deref(),
             Some("codex_cli_rs")

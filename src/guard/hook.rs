@@ -254,7 +254,8 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
         &event.session_id,
         event.cwd.as_deref(),
         &super::facts::process_env,
-    );
+    )
+    .unsandboxed(crate::host::call::unsandboxed(&event.tool_input));
     let deadline = ctx.started + RULE_BUDGET;
     let decision = decide_until(&rules, &subject, &facts, &|| {
         std::time::Instant::now() >= deadline

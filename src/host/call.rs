@@ -16,6 +16,8 @@
 //!   that runs commands through `bash -lc` adds the wrapper itself (Codex's `shell` tool), and
 //!   the same command sent as a string by another host is the body. So segment, effect and
 //!   text rules see one text for one command whichever way it arrived.
+//! - [`unsandboxed`]: the call asked to run outside the session's sandbox (an escalated
+//!   call), so the session's recorded sandbox does not hold for it.
 //! - [`context`]: where the call runs, as the command model needs it (working directory,
 //!   home, the repository root, `$CALLUS_HOME`, a symlink resolver). This is I/O and happens
 //!   here, at the edge; [`Call`] carries the result into the pure decision.
@@ -104,6 +106,17 @@ impl<'a> Call<'a> {
 #[must_use]
 pub(crate) fn is_shell(tool: &str) -> bool {
     SHELL_TOOLS.contains(&tool)
+}
+
+/// Did the call ask its host to run it outside the session's sandbox? Codex's escalated
+/// shell call (`with_escalated_permissions: true`, or `sandbox_permissions:
+/// "require_escalated"`) and Claude Code's `dangerouslyDisableSandbox: true` run unsandboxed
+/// once approved, so the session's sandbox does not hold for them.
+#[must_use]
+pub(crate) fn unsandboxed(input: &Value) -> bool {
+    input.get("with_escalated_permissions") == Some(&Value::Bool(true))
+        || input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true))
+        || input.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated")
 }
 
 /// Can a call of `tool` have effects on paths: a shell, a file-writing tool, `apply_patch`,
@@ -242,6 +255,26 @@ mod tests {
 
     fn text(v: &Value) -> Option<String> {
         command_text(v).map(Cow::into_owned)
+    }
+
+    #[test]
+    fn an_escalated_call_of_each_host_is_unsandboxed() {
+        assert!(unsandboxed(
+            &json!({"command": ["git", "fetch"], "with_escalated_permissions": true})
+        ));
+        assert!(unsandboxed(
+            &json!({"cmd": "git fetch", "sandbox_permissions": "require_escalated"})
+        ));
+        assert!(unsandboxed(
+            &json!({"command": "git fetch", "dangerouslyDisableSandbox": true})
+        ));
+        assert!(!unsandboxed(
+            &json!({"command": "git fetch", "with_escalated_permissions": false})
+        ));
+        assert!(!unsandboxed(
+            &json!({"command": "git fetch", "sandbox_permissions": "use_default"})
+        ));
+        assert!(!unsandboxed(&json!({"command": "git fetch"})));
     }
 
     #[test]

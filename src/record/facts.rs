@@ -3,7 +3,9 @@
 //! and `total_lines` when the host says), or `over_limit` when the host refused a file too
 //! large to read. History replay answers a rule's `file_larger_than` from them. For a
 //! shell call, the time limit its input gave the host's shell tool (Codex's `timeout_ms`),
-//! under the input field's own name, since the stored row keeps only the command.
+//! under the input field's own name, since the stored row keeps only the command, and
+//! `unsandboxed` when the call asked to run outside the session's sandbox (an escalated
+//! call): replay then answers a `sandbox` condition for it as no sandbox.
 
 use serde_json::{Map, Value, json};
 
@@ -31,12 +33,19 @@ pub(crate) fn observed(tool: &str, result: Option<&Value>, error: Option<&str>) 
     (!facts.is_empty()).then_some(Value::Object(facts))
 }
 
-/// The time limit a shell call's `input` set (`timeout_ms`, a whole number of
-/// milliseconds), as `{"timeout_ms": N}`; `None` when it set none.
+/// The facts a shell call's `input` gives: the time limit it set (`timeout_ms`, a whole
+/// number of milliseconds) and whether it asked to run outside the session's sandbox
+/// (`unsandboxed: true`, see [`crate::host::call::unsandboxed`]); `None` when it gives none.
 #[must_use]
-pub(crate) fn time_limit(input: &Value) -> Option<Value> {
-    let ms = input.get("timeout_ms").and_then(Value::as_u64)?;
-    Some(json!({ "timeout_ms": ms }))
+pub(crate) fn of_input(input: &Value) -> Option<Value> {
+    let mut facts = Map::new();
+    if let Some(ms) = input.get("timeout_ms").and_then(Value::as_u64) {
+        facts.insert("timeout_ms".into(), json!(ms));
+    }
+    if crate::host::call::unsandboxed(input) {
+        facts.insert("unsandboxed".into(), json!(true));
+    }
+    (!facts.is_empty()).then_some(Value::Object(facts))
 }
 
 /// Claude Code's refusal of a file too large to read ("File content (31000 tokens) exceeds
@@ -74,11 +83,18 @@ mod tests {
     #[test]
     fn a_shell_call_keeps_the_time_limit_its_input_set() {
         assert_eq!(
-            time_limit(&json!({"command": "git status", "timeout_ms": 1000})),
+            of_input(&json!({"command": "git status", "timeout_ms": 1000})),
             Some(json!({"timeout_ms": 1000}))
         );
-        assert_eq!(time_limit(&json!({"command": "git status"})), None);
-        assert_eq!(time_limit(&json!({"timeout_ms": "1000"})), None);
-        assert_eq!(time_limit(&json!({"timeout_ms": -5})), None);
+        assert_eq!(of_input(&json!({"command": "git status"})), None);
+        assert_eq!(of_input(&json!({"timeout_ms": "1000"})), None);
+        assert_eq!(of_input(&json!({"timeout_ms": -5})), None);
+        assert_eq!(
+            of_input(
+                &json!({"command": "git fetch", "with_escalated_permissions": true,
+                "timeout_ms": 5})
+            ),
+            Some(json!({"timeout_ms": 5, "unsandboxed": true}))
+        );
     }
 }

@@ -276,6 +276,14 @@ impl CallFacts {
         self.session.calls.get(&self.tool_use_id)
     }
 
+    /// Did this call ask to run outside the session's sandbox (`facts.unsandboxed`)?
+    fn unsandboxed(&self) -> bool {
+        self.call()
+            .and_then(|c| c.facts.as_ref())
+            .and_then(|f| f.get("unsandboxed"))
+            == Some(&Value::Bool(true))
+    }
+
     fn cwd(&self) -> Option<&str> {
         self.call()
             .and_then(|c| c.cwd.as_deref())
@@ -289,6 +297,8 @@ impl Facts for CallFacts {
             Key::Host => 0,
             Key::Os => 1,
             Key::Shell => 2,
+            // An escalated call ran outside the session's sandbox.
+            Key::Sandbox if self.unsandboxed() => return Some("none".to_string()),
             Key::Sandbox => 3,
             Key::Originator => 4,
             Key::Cwd => return self.cwd().map(str::to_string),
@@ -411,6 +421,26 @@ mod tests {
         )
         .unwrap();
         conn
+    }
+
+    #[test]
+    fn an_escalated_call_ran_outside_the_sessions_sandbox() {
+        let conn = store();
+        conn.execute_batch(
+            "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, command, cwd, error, exit_code, facts) VALUES
+             ('m', 's1', 'codex', 'import', 'Bash', 'success', 11, 'git fetch', '/w', NULL, 0,
+              '{\"unsandboxed\": true}'),
+             ('n', 's1', 'codex', 'import', 'Bash', 'success', 12, 'git fetch', '/w', NULL, 0,
+              '{\"unsandboxed\": false}');",
+        )
+        .unwrap();
+        let ids = vec!["s1".to_string(), "s2".to_string()];
+        let h = History::new(&conn, &ids);
+        let sandbox = |id: &str, at: i64| h.facts(id, Some(0), at).context(Key::Sandbox);
+        assert_eq!(sandbox("m", 11).as_deref(), Some("none"));
+        assert_eq!(sandbox("n", 12).as_deref(), Some("read-only"));
+        assert_eq!(sandbox("c", 3).as_deref(), Some("read-only"));
     }
 
     #[test]

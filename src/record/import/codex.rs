@@ -352,6 +352,10 @@ fn tool_input(name: &str, args: &Value) -> (String, Value) {
             if let Some(ms) = args.get("timeout_ms") {
                 input["timeout_ms"] = ms.clone();
             }
+            // An escalated call runs outside the session's sandbox (`facts.unsandboxed`).
+            if crate::host::call::unsandboxed(args) {
+                input["with_escalated_permissions"] = Value::Bool(true);
+            }
             ("Bash".to_string(), input)
         }
         "apply_patch" => {
@@ -401,7 +405,7 @@ fn to_call(id: &str, p: Pending) -> Call {
     } else {
         p.tool
     };
-    let facts = crate::record::facts::time_limit(&p.input);
+    let facts = crate::record::facts::of_input(&p.input);
     let mut call = Call::new(id, "codex", "codex-rollout", tool, p.input);
     call.facts = facts;
     call.started_ms = p.started_ms;
@@ -471,6 +475,19 @@ mod tests {
             .into_iter()
             .filter_map(|id| st.calls.remove(&id).map(|p| to_call(&id, p)))
             .collect()
+    }
+
+    #[test]
+    fn an_escalated_shell_call_is_kept_as_unsandboxed() {
+        let calls = run(&[
+            r#"{"timestamp":"2025-12-06T10:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/w"}}"#,
+            r#"{"timestamp":"2025-12-06T10:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"git\",\"fetch\"],\"with_escalated_permissions\":true,\"justification\":\"fetch\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2025-12-06T10:00:02Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"git fetch\",\"sandbox_permissions\":\"require_escalated\"}","call_id":"c2"}}"#,
+            r#"{"timestamp":"2025-12-06T10:00:03Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"git\",\"fetch\"]}","call_id":"c3"}}"#,
+        ]);
+        assert_eq!(calls[0].facts, Some(json!({"unsandboxed": true})));
+        assert_eq!(calls[1].facts, Some(json!({"unsandboxed": true})));
+        assert_eq!(calls[2].facts, None);
     }
 
     #[test]
