@@ -17,6 +17,7 @@ mod fixtures;
 mod index;
 mod layers;
 mod session_files;
+mod time_limit;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -11,7 +11,8 @@
 //! store is opened at most once, and only if a question needs it. A question that cannot be
 //! answered (no store, a busy store, a `stat` error other than "not found") is unknown, and
 //! the guard then fires the rule. A call that asked to run outside the session's sandbox
-//! (an escalated call) has no sandbox, whatever the session's.
+//! (an escalated call) has no sandbox, whatever the session's; a call's own time limit is
+//! read from its input.
 
 use std::cell::{OnceCell, RefCell};
 use std::ffi::OsString;
@@ -37,6 +38,8 @@ pub(crate) struct Live<'a> {
     on_path: RefCell<Vec<(String, bool)>>,
     /// The call asked to run outside the session's sandbox (an escalated call).
     unsandboxed: bool,
+    /// The time limit the call set for its command, in milliseconds.
+    time_limit_ms: Option<u64>,
 }
 
 /// The process's environment.
@@ -63,6 +66,7 @@ impl<'a> Live<'a> {
             session: OnceCell::new(),
             on_path: RefCell::new(Vec::new()),
             unsandboxed: false,
+            time_limit_ms: None,
         }
     }
 
@@ -71,6 +75,14 @@ impl<'a> Live<'a> {
     #[must_use]
     pub(crate) fn unsandboxed(mut self, yes: bool) -> Self {
         self.unsandboxed = yes;
+        self
+    }
+
+    /// These facts for a call that set itself a time limit of `ms` milliseconds
+    /// ([`crate::host::call::time_limit_ms`]).
+    #[must_use]
+    pub(crate) fn with_time_limit_ms(mut self, ms: Option<u64>) -> Self {
+        self.time_limit_ms = ms;
         self
     }
 
@@ -169,6 +181,10 @@ impl<'a> Live<'a> {
 }
 
 impl Facts for Live<'_> {
+    fn time_limit_ms(&self) -> Option<u64> {
+        self.time_limit_ms
+    }
+
     fn context(&self, key: Key) -> Option<String> {
         let row = |i: usize| self.session_row().and_then(|r| r[i].clone());
         match key {
@@ -315,6 +331,11 @@ mod tests {
         assert_eq!(escalated.context(Key::Sandbox).as_deref(), Some("none"));
         let kept = Live::new(&home, "codex", "s1", Some("/w"), &none).unsandboxed(false);
         assert_eq!(kept.context(Key::Sandbox).as_deref(), Some("read-only"));
+        // The call's own time limit, as its input set it.
+        assert_eq!(Facts::time_limit_ms(&live), None);
+        let short =
+            Live::new(&home, "codex", "s1", Some("/w"), &none).with_time_limit_ms(Some(1000));
+        assert_eq!(Facts::time_limit_ms(&short), Some(1000));
         assert_eq!(
             live.context(Key::Originator).as_deref(),
             Some("codex_cli_rs")

@@ -216,6 +216,24 @@ fn decide_stdin(ctx: &Context) -> Outcome {
     decide_event(ctx, &event)
 }
 
+/// The facts the conditions of `event`'s call are answered from: its session, its cwd, and
+/// what its input says of it (run outside the sandbox, its own time limit `time_limit`).
+fn live_facts<'a>(
+    ctx: &'a Context,
+    event: &'a HookEvent,
+    time_limit: Option<u64>,
+) -> super::facts::Live<'a> {
+    super::facts::Live::new(
+        &ctx.home,
+        event.host.slug(),
+        &event.session_id,
+        event.cwd.as_deref(),
+        &super::facts::process_env,
+    )
+    .unsandboxed(crate::host::call::unsandboxed(&event.tool_input))
+    .with_time_limit_ms(time_limit)
+}
+
 fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     // Only PreToolUse (and Claude Code's PreSkillShellCommand) is decided (an absent event
     // name is treated as PreToolUse, as callusguard's fixtures send none); other events
@@ -243,19 +261,13 @@ fn decide_event(ctx: &Context, event: &HookEvent) -> Outcome {
     let place = place_of(event);
     let call = Call::new(&event.tool_name, &event.tool_input).at(&place);
     let command = call.command.clone();
+    let time_limit = crate::host::call::time_limit_ms(call.tool, call.input);
     // A broken layer is an internal error, but the layers that loaded still decide.
     // Only the rules that may fire on this call are parsed (the decision is the same).
     let subject = Subject::of(call);
     let (rules, load_errors) = RuleSet::load_for(&paths, &subject);
     // Conditions are answered here, at the edge, and only for rules whose patterns matched.
-    let facts = super::facts::Live::new(
-        &ctx.home,
-        event.host.slug(),
-        &event.session_id,
-        event.cwd.as_deref(),
-        &super::facts::process_env,
-    )
-    .unsandboxed(crate::host::call::unsandboxed(&event.tool_input));
+    let facts = live_facts(ctx, event, time_limit);
     let deadline = ctx.started + RULE_BUDGET;
     let decision = decide_until(&rules, &subject, &facts, &|| {
         std::time::Instant::now() >= deadline

@@ -18,6 +18,8 @@
 //!   text rules see one text for one command whichever way it arrived.
 //! - [`unsandboxed`]: the call asked to run outside the session's sandbox (an escalated
 //!   call), so the session's recorded sandbox does not hold for it.
+//! - [`time_limit_ms`]: the time limit a shell call gave its host (Codex's `timeout_ms`,
+//!   Claude Code's Bash `timeout`, both milliseconds).
 //! - [`context`]: where the call runs, as the command model needs it (working directory,
 //!   home, the repository root, `$CALLUS_HOME`, a symlink resolver). This is I/O and happens
 //!   here, at the edge; [`Call`] carries the result into the pure decision.
@@ -117,6 +119,21 @@ pub(crate) fn unsandboxed(input: &Value) -> bool {
     input.get("with_escalated_permissions") == Some(&Value::Bool(true))
         || input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true))
         || input.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated")
+}
+
+/// The time limit, in milliseconds, a call of the shell tool `tool` set for its command:
+/// Codex's `timeout_ms`, else Claude Code's Bash `timeout` (also milliseconds); `None` for a
+/// call that set none (the host's default applies) and for any other tool, whose `timeout`
+/// may count in other units.
+#[must_use]
+pub(crate) fn time_limit_ms(tool: &str, input: &Value) -> Option<u64> {
+    if !is_shell(tool) {
+        return None;
+    }
+    input
+        .get("timeout_ms")
+        .or_else(|| input.get("timeout"))
+        .and_then(Value::as_u64)
 }
 
 /// Can a call of `tool` have effects on paths: a shell, a file-writing tool, `apply_patch`,
@@ -255,6 +272,25 @@ mod tests {
 
     fn text(v: &Value) -> Option<String> {
         command_text(v).map(Cow::into_owned)
+    }
+
+    #[test]
+    fn a_shell_call_s_time_limit_is_its_hosts_field_in_milliseconds() {
+        assert_eq!(
+            time_limit_ms("Bash", &json!({"timeout_ms": 1000})),
+            Some(1000)
+        );
+        assert_eq!(
+            time_limit_ms("shell", &json!({"timeout": 2000})),
+            Some(2000)
+        );
+        assert_eq!(
+            time_limit_ms("Bash", &json!({"timeout_ms": 5, "timeout": 9})),
+            Some(5)
+        );
+        assert_eq!(time_limit_ms("Bash", &json!({"command": "ls"})), None);
+        assert_eq!(time_limit_ms("Bash", &json!({"timeout_ms": "1000"})), None);
+        assert_eq!(time_limit_ms("WebFetch", &json!({"timeout": 30})), None);
     }
 
     #[test]

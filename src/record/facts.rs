@@ -2,8 +2,9 @@
 //! cheaply with the result: for a Read, the size of what it returned (`bytes`, and `lines`
 //! and `total_lines` when the host says), or `over_limit` when the host refused a file too
 //! large to read. History replay answers a rule's `file_larger_than` from them. For a
-//! shell call, the time limit its input gave the host's shell tool (Codex's `timeout_ms`),
-//! under the input field's own name, since the stored row keeps only the command, and
+//! shell call, the time limit its input gave the host's shell tool (`timeout_ms`, in
+//! milliseconds: Codex's `timeout_ms`, Claude Code's Bash `timeout`, read by
+//! [`crate::host::call::time_limit_ms`]), since the stored row keeps only the command, and
 //! `unsandboxed` when the call asked to run outside the session's sandbox (an escalated
 //! call): replay then answers a `sandbox` condition for it as no sandbox.
 
@@ -33,13 +34,13 @@ pub(crate) fn observed(tool: &str, result: Option<&Value>, error: Option<&str>) 
     (!facts.is_empty()).then_some(Value::Object(facts))
 }
 
-/// The facts a shell call's `input` gives: the time limit it set (`timeout_ms`, a whole
+/// The facts a call of `tool` with `input` gives: the time limit it set (`timeout_ms`, a whole
 /// number of milliseconds) and whether it asked to run outside the session's sandbox
 /// (`unsandboxed: true`, see [`crate::host::call::unsandboxed`]); `None` when it gives none.
 #[must_use]
-pub(crate) fn of_input(input: &Value) -> Option<Value> {
+pub(crate) fn of_input(tool: &str, input: &Value) -> Option<Value> {
     let mut facts = Map::new();
-    if let Some(ms) = input.get("timeout_ms").and_then(Value::as_u64) {
+    if let Some(ms) = crate::host::call::time_limit_ms(tool, input) {
         facts.insert("timeout_ms".into(), json!(ms));
     }
     if crate::host::call::unsandboxed(input) {
@@ -83,14 +84,23 @@ mod tests {
     #[test]
     fn a_shell_call_keeps_the_time_limit_its_input_set() {
         assert_eq!(
-            of_input(&json!({"command": "git status", "timeout_ms": 1000})),
+            of_input(
+                "Bash",
+                &json!({"command": "git status", "timeout_ms": 1000})
+            ),
             Some(json!({"timeout_ms": 1000}))
         );
-        assert_eq!(of_input(&json!({"command": "git status"})), None);
-        assert_eq!(of_input(&json!({"timeout_ms": "1000"})), None);
-        assert_eq!(of_input(&json!({"timeout_ms": -5})), None);
+        assert_eq!(of_input("Bash", &json!({"command": "git status"})), None);
+        assert_eq!(of_input("Bash", &json!({"timeout_ms": "1000"})), None);
+        assert_eq!(of_input("Bash", &json!({"timeout_ms": -5})), None);
+        assert_eq!(
+            of_input("Bash", &json!({"command": "make", "timeout": 600_000})),
+            Some(json!({"timeout_ms": 600_000}))
+        );
+        assert_eq!(of_input("WebFetch", &json!({"timeout": 30})), None);
         assert_eq!(
             of_input(
+                "shell",
                 &json!({"command": "git fetch", "with_escalated_permissions": true,
                 "timeout_ms": 5})
             ),

@@ -233,7 +233,7 @@ fn started_call(event: &HookEvent, host: Host, now: i64) -> Call {
     call.session_id = (!event.session_id.is_empty()).then(|| event.session_id.clone());
     // The time limit the call set, if any (kept when a file tool's facts are observed later:
     // a call has one or the other).
-    call.facts = super::facts::of_input(&call.input);
+    call.facts = super::facts::of_input(&call.tool, &call.input);
     call.cwd.clone_from(&event.cwd);
     call.agent_id = event.str_field("agent_id").map(str::to_string);
     call

@@ -15,6 +15,8 @@
 //!   session's other file-tool calls of the same path said (a directory error or a success),
 //!   else unknown: a Read that failed for another reason says nothing about the path's kind;
 //! - `file_larger_than`: the call's facts (`bytes` > N, or `over_limit`);
+//! - `timeout_ms_at_most`: the time limit the call set, kept in its facts (`timeout_ms`);
+//!   a row that kept none set none;
 //! - `not_read_in_session`: the session's successful file-tool calls of the path that
 //!   started earlier (`condition::file_state`) say whether it saw the file; whether the file
 //!   existed before the call: the host's error refusing the call as unread or changed says
@@ -292,6 +294,10 @@ impl CallFacts {
 }
 
 impl Facts for CallFacts {
+    fn time_limit_ms(&self) -> Option<u64> {
+        self.call()?.facts.as_ref()?.get("timeout_ms")?.as_u64()
+    }
+
     fn context(&self, key: Key) -> Option<String> {
         let i = match key {
             Key::Host => 0,
@@ -441,6 +447,23 @@ mod tests {
         assert_eq!(sandbox("m", 11).as_deref(), Some("none"));
         assert_eq!(sandbox("n", 12).as_deref(), Some("read-only"));
         assert_eq!(sandbox("c", 3).as_deref(), Some("read-only"));
+    }
+
+    #[test]
+    fn a_stored_call_s_time_limit_is_the_one_its_facts_kept() {
+        let conn = store();
+        conn.execute_batch(
+            "INSERT INTO tool_calls (tool_use_id, session_id, host, source, tool, status,
+                 started_ms, command, cwd, error, exit_code, facts) VALUES
+             ('t', 's1', 'codex', 'import', 'Bash', 'failure', 11, 'git status', '/w', NULL,
+              NULL, '{\"timeout_ms\": 1000}');",
+        )
+        .unwrap();
+        let ids = vec!["s1".to_string()];
+        let h = History::new(&conn, &ids);
+        assert_eq!(h.facts("t", Some(0), 11).time_limit_ms(), Some(1000));
+        assert_eq!(h.facts("c", Some(0), 3).time_limit_ms(), None);
+        assert_eq!(h.facts("zz", Some(0), 3).time_limit_ms(), None);
     }
 
     #[test]

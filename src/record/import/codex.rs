@@ -405,7 +405,7 @@ fn to_call(id: &str, p: Pending) -> Call {
     } else {
         p.tool
     };
-    let facts = crate::record::facts::of_input(&p.input);
+    let facts = crate::record::facts::of_input(&tool, &p.input);
     let mut call = Call::new(id, "codex", "codex-rollout", tool, p.input);
     call.facts = facts;
     call.started_ms = p.started_ms;

@@ -13,12 +13,15 @@
 //! many it could not replay.
 //!
 //! Files: this one (the conditions, the facts and their evaluation), `read` (a rule's
-//! `when` object read into a [`When`], each wrong key named) and `file_state` (a session's
-//! file events, which the session-state conditions are answered from).
+//! `when` object read into a [`When`], each wrong key named), `paths` (the paths file
+//! tools name, resolved for comparing) and `file_state` (a session's file events, which the
+//! session-state conditions are answered from).
 
 pub(crate) mod file_state;
+mod paths;
 mod read;
 
+pub(crate) use paths::{FILE_TOOLS, read_path, resolve};
 pub(crate) use read::parse;
 
 use serde_json::Value;
@@ -33,6 +36,7 @@ pub(crate) const WHEN_KEYS: &[&str] = &[
     "sandbox",
     "originator",
     "cwd_under",
+    "timeout_ms_at_most",
     "program_absent",
     "path_missing",
     "path_is_directory",
@@ -104,6 +108,9 @@ pub(crate) trait Facts {
     fn read_in_session(&self, path: &str) -> Option<bool>;
     /// Did something exist at `path` before the call?
     fn existed(&self, path: &str) -> Option<bool>;
+    /// The time limit, in milliseconds, the call itself gave its host's shell tool
+    /// ([`crate::host::call::time_limit_ms`]); `None` when it set none.
+    fn time_limit_ms(&self) -> Option<u64>;
     /// Was `path` written (by a shell command of the session, or from outside: a newer
     /// modification time) after the session last saw it? False when it never saw it.
     fn changed_since_read(&self, path: &str) -> Option<bool>;
@@ -126,6 +133,9 @@ impl Facts for NoFacts {
         None
     }
     fn existed(&self, _: &str) -> Option<bool> {
+        None
+    }
+    fn time_limit_ms(&self) -> Option<u64> {
         None
     }
     fn changed_since_read(&self, _: &str) -> Option<bool> {
@@ -157,6 +167,8 @@ pub(crate) struct When {
     pub(crate) originator: Option<Vec<String>>,
     /// The call's cwd is one of these directories or inside one.
     pub(crate) cwd_under: Option<Vec<String>>,
+    /// The call set itself a time limit of at most this many milliseconds.
+    pub(crate) timeout_ms_at_most: Option<u64>,
     /// This program is not an executable on `PATH`.
     pub(crate) program_absent: Option<String>,
     /// The path in this `tool_input` field does not exist.
@@ -234,6 +246,10 @@ impl When {
             "cwd_under" => {
                 let dirs = self.cwd_under.as_ref()?;
                 facts.context(Key::Cwd).map(|cwd| under(dirs, &cwd))
+            }
+            "timeout_ms_at_most" => {
+                let max = self.timeout_ms_at_most?;
+                Some(facts.time_limit_ms().is_some_and(|ms| ms <= max))
             }
             "program_absent" => facts
                 .program_on_path(self.program_absent.as_ref()?)
@@ -367,64 +383,6 @@ pub(crate) fn os_of_cwd(cwd: &str) -> Option<&'static str> {
         .then_some("windows")
 }
 
-/// Tools whose input names one file, by host (Claude Code, Gemini CLI, Copilot CLI): their
-/// stored summary is its path.
-pub(crate) const FILE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "read_file",
-    "write_file",
-    "replace",
-    "view",
-    "edit",
-    "create",
-];
-
-/// The path a stored Read summary names: the text itself, or the `file_path` (`path`,
-/// `absolute_path`) of a summary stored as a JSON object.
-#[must_use]
-pub(crate) fn read_path(summary: &str) -> Option<String> {
-    let summary = summary.trim();
-    if summary.starts_with('{') {
-        let v: Value = serde_json::from_str(summary).ok()?;
-        return ["file_path", "path", "absolute_path"]
-            .iter()
-            .find_map(|k| v.get(*k).and_then(Value::as_str))
-            .map(str::to_string);
-    }
-    (!summary.is_empty()).then(|| summary.to_string())
-}
-
-/// `path` made absolute against `cwd` (when it is relative and a cwd is known) and
-/// normalised lexically (`.` and `..` resolved, `\` read as `/`), for comparing paths.
-#[must_use]
-pub(crate) fn resolve(cwd: Option<&str>, path: &str) -> String {
-    let path = path.trim();
-    let absolute = path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':');
-    let joined = match cwd {
-        Some(c) if !absolute && !c.is_empty() => format!("{c}/{path}"),
-        _ => path.to_string(),
-    };
-    let lead = if joined.starts_with(['/', '\\']) {
-        "/"
-    } else {
-        ""
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split(['/', '\\']) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("{lead}{}", parts.join("/"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,6 +398,7 @@ mod tests {
         read: Option<bool>,
         existed: Option<bool>,
         changed: Option<bool>,
+        limit: Option<u64>,
         asked: RefCell<Vec<String>>,
     }
 
@@ -471,6 +430,10 @@ mod tests {
             self.asked.borrow_mut().push(format!("changed {path}"));
             self.changed
         }
+        fn time_limit_ms(&self) -> Option<u64> {
+            self.asked.borrow_mut().push("limit".into());
+            self.limit
+        }
     }
 
     #[allow(clippy::needless_pass_by_value)] // called with json!(…) literals
@@ -487,6 +450,26 @@ mod tests {
             context: pairs.to_vec(),
             ..Fake::default()
         }
+    }
+
+    #[test]
+    fn a_time_limit_holds_up_to_its_maximum_and_a_call_that_set_none_is_past_it() {
+        let w = when(json!({"timeout_ms_at_most": 2000}));
+        let limit = |ms| Fake {
+            limit: ms,
+            ..Fake::default()
+        };
+        assert_eq!(eval(&w, &limit(Some(1000))), Outcome::Holds);
+        assert_eq!(eval(&w, &limit(Some(2000))), Outcome::Holds);
+        assert_eq!(eval(&w, &limit(Some(2001))), Outcome::Fails);
+        assert_eq!(eval(&w, &limit(None)), Outcome::Fails);
+        assert_eq!(w.keys().collect::<Vec<_>>(), ["timeout_ms_at_most"]);
+        // Asked before the program's `PATH` look-up, which it spares when false.
+        let w = when(json!({"timeout_ms_at_most": 2000, "program_absent": "git"}));
+        let f = limit(Some(5000));
+        assert_eq!(eval(&w, &f), Outcome::Fails);
+        assert_eq!(*f.asked.borrow(), ["limit"]);
+        assert_eq!(NoFacts.time_limit_ms(), None);
     }
 
     #[test]
@@ -760,28 +743,5 @@ mod tests {
         ] {
             assert_eq!(os_named(rust), named);
         }
-    }
-
-    #[test]
-    fn paths_resolve_lexically_and_read_summaries_name_their_path() {
-        assert_eq!(resolve(Some("/w"), "a/./b/../c"), "/w/a/c");
-        assert_eq!(resolve(Some("/w"), "/x/y/"), "/x/y");
-        assert_eq!(resolve(None, "a"), "a");
-        assert_eq!(resolve(Some(""), "a"), "a");
-        assert_eq!(resolve(Some("/w"), "C:\\src\\a.rs"), "C:/src/a.rs");
-        assert_eq!(resolve(Some("C:\\src"), "a.rs"), "C:/src/a.rs");
-        assert_eq!(resolve(Some("/w"), "../../.."), "/");
-        assert_eq!(read_path(" /w/a "), Some("/w/a".into()));
-        assert_eq!(read_path(""), None);
-        assert_eq!(
-            read_path(r#"{"file_path":"/w/a","limit":5}"#),
-            Some("/w/a".into())
-        );
-        assert_eq!(
-            read_path(r#"{"absolute_path":"/w/b"}"#),
-            Some("/w/b".into())
-        );
-        assert_eq!(read_path(r#"{"limit":5}"#), None);
-        assert_eq!(read_path("{broken"), None);
     }
 }

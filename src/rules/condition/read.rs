@@ -36,6 +36,10 @@ fn parse_object(obj: &Map<String, Value>) -> std::result::Result<When, (String, 
                     })?),
                 });
             }
+            "timeout_ms_at_most" => match v.as_u64() {
+                Some(ms) if ms > 0 => w.timeout_ms_at_most = Some(ms),
+                _ => return Err(err("must be a whole number of milliseconds above 0".into())),
+            },
             "program_absent" => match v.as_str().map(str::trim) {
                 Some(p) if !p.is_empty() && !p.contains(['/', '\\']) => {
                     w.program_absent = Some(p.to_string());
@@ -192,6 +196,19 @@ mod tests {
                 .contains("\"bytes\": N")
         );
         assert!(err(json!({"not_read_in_session": ""})).1.contains("field"));
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!("2000"),
+            json!({"max": 2000}),
+        ] {
+            let (k, m) = err(json!({"timeout_ms_at_most": bad}));
+            assert_eq!(k, "when.timeout_ms_at_most");
+            assert!(m.contains("milliseconds"), "{m}");
+        }
+        let w = parse(&json!({"timeout_ms_at_most": 1})).unwrap();
+        assert_eq!(w.timeout_ms_at_most, Some(1));
         assert!(err(json!({"changed_since_read": " "})).1.contains("field"));
         let w = parse(
             &json!({"file_larger_than": {"field": "file_path", "bytes": 7},
