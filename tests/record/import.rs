@@ -579,3 +579,68 @@ fn a_codex_timeout_is_a_failure_stored_with_the_limit_the_call_set() {
     assert_eq!(facts("t_fast").as_deref(), Some(r#"{"timeout_ms":1000}"#));
     assert_eq!(row(&env, "t_fast").status, "success");
 }
+
+#[test]
+fn a_claude_bash_call_keeps_the_time_limit_it_set() {
+    let env = Env::new();
+    let session = "0b5c7e1a-0000-4000-8000-0000000000c2";
+    let use_line = |id: &str, input: serde_json::Value, at: &str| {
+        serde_json::json!({"type": "assistant", "sessionId": session, "cwd": "/w",
+            "timestamp": at, "uuid": format!("u-{id}"),
+            "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": id, "name": "Bash", "input": input}]}})
+    };
+    let result_line = |id: &str, text: &str, error: bool, at: &str| {
+        serde_json::json!({"type": "user", "sessionId": session, "cwd": "/w", "timestamp": at,
+            "uuid": format!("r-{id}"), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": id, "content": text, "is_error": error}]}})
+    };
+    let lines = [
+        use_line(
+            "toolu_slow",
+            serde_json::json!({"command": "git status", "timeout": 1000}),
+            "2026-11-29T21:19:10.000Z",
+        ),
+        result_line(
+            "toolu_slow",
+            "Command timed out after 1s",
+            true,
+            "2026-11-29T21:19:11.100Z",
+        ),
+        use_line(
+            "toolu_ok",
+            serde_json::json!({"command": "ls", "timeout": 1000}),
+            "2026-11-29T21:19:12.000Z",
+        ),
+        result_line("toolu_ok", "a\nb", false, "2026-11-29T21:19:12.100Z"),
+        use_line(
+            "toolu_plain",
+            serde_json::json!({"command": "ls"}),
+            "2026-11-29T21:19:13.000Z",
+        ),
+        result_line("toolu_plain", "a\nb", false, "2026-11-29T21:19:13.100Z"),
+    ];
+    let text = lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = env.write_home(&format!("projects/w/{session}.jsonl"), &text);
+    import(&env, &[file]);
+    let facts = |id: &str| -> Option<String> {
+        db(&env)
+            .query_row(
+                "SELECT facts FROM tool_calls WHERE tool_use_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(row(&env, "toolu_slow").status, "failure");
+    assert_eq!(
+        facts("toolu_slow").as_deref(),
+        Some(r#"{"timeout_ms":1000}"#)
+    );
+    assert_eq!(facts("toolu_ok").as_deref(), Some(r#"{"timeout_ms":1000}"#));
+    assert_eq!(facts("toolu_plain"), None);
+}

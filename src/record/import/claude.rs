@@ -283,11 +283,14 @@ fn settle(id: &str, u: Use, block: &Value, line: &Map<String, Value>, ts: Option
             Status::Success
         };
         call.output = Some(result_text(block.get("content")));
-        call.facts = crate::record::facts::observed(&call.tool, structured, None);
+        call.facts = crate::record::facts::observed(&call.tool, structured, None)
+            .or_else(|| crate::record::facts::of_input(&call.tool, &call.input));
         return call;
     }
     let text = result_text(block.get("content"));
-    call.facts = crate::record::facts::observed(&call.tool, None, Some(&text));
+    // A file tool's facts, else what a shell call's input set (its time limit).
+    call.facts = crate::record::facts::observed(&call.tool, None, Some(&text))
+        .or_else(|| crate::record::facts::of_input(&call.tool, &call.input));
     let rejected = line
         .get("permissionDecision")
         .and_then(|d| d.get("decision"))
