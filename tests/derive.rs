@@ -6,6 +6,7 @@ mod evidence;
 mod file_tools;
 mod findings;
 mod lifecycle;
+mod path_form;
 mod realdata;
 mod rule_level;
 mod sandbox;
