@@ -32,6 +32,7 @@
 //! is withheld (and reported) unless asked for; a window without any successful call yields
 //! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
+mod backslash_path;
 mod calls;
 mod candidate;
 mod candidates;
@@ -301,13 +302,14 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
 /// lower bound). The same holds for `program_absent`: the calls it fires on are exactly those
 /// in the sessions where the program was missing. A path form (`path_form`) too: its
 /// pattern matches only the calls written in that form, and the separation rests on the
-/// tool's calls written otherwise.
+/// tool's calls written otherwise; so does a Windows backslash path bash mangles
+/// (`backslash_path`).
 ///
 /// A file tool's state the host's own error named (`tool_causes`: not read, a recurring
 /// missing path) is proposed from two failures in two sessions, so two attempts suffice;
 /// so is a program the session's sandbox refused every time (`sandbox`).
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
-    if proposal.when.is_some() || path_form::keyed(proposal) {
+    if proposal.when.is_some() || path_form::keyed(proposal) || backslash_path::keyed(proposal) {
         let floor = options.min_attempts.min(options.min_count);
         if tool_causes::host_stated(proposal) || sandbox::lowered(proposal) {
             floor.min(tool_causes::MIN_SESSIONS as u64)

@@ -234,5 +234,10 @@ mod tests {
         };
         assert_eq!(crate::derive::attempt_floor(&options, &p), 3);
         assert_eq!(crate::derive::attempt_floor(&options, &tool_wide()), 5);
+        let mangled = crate::derive::pattern::Proposal {
+            kind: "backslash-path",
+            ..tool_wide()
+        };
+        assert_eq!(crate::derive::attempt_floor(&options, &mangled), 3);
     }
 }
