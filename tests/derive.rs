@@ -1,11 +1,13 @@
 //! Integration tests: `derive` and `derive explain`, through the real binary over a store
 //! filled the way the recorder fills it (see `derive/support.rs`).
 
+mod backslash_path;
 mod blame;
 mod evidence;
 mod file_tools;
 mod findings;
 mod lifecycle;
+mod path_form;
 mod realdata;
 mod rule_level;
 mod sandbox;

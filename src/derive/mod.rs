@@ -5,7 +5,8 @@
 //! poll loops, dead hosts), `cluster` (failures grouped by tool group, shape and signature,
 //! with stable ids), `tool_causes` (a file tool's failures split by cause: a directory, a
 //! file not read, a recurring missing path, with the condition that keys each; a path's
-//! spellings as one key and one pattern in `spellings`) and
+//! spellings as one key and one pattern in `spellings`, a path's written form as the
+//! cause in `path_form`) and
 //! `tool_verdict` (a learned condition kept only where the replay shows it separates;
 //! lessons), `shared` (signature first: failures of one specific error grouped across
 //! programs and keyed on the element their calls share, or on a structure such as a
@@ -31,6 +32,7 @@
 //! is withheld (and reported) unless asked for; a window without any successful call yields
 //! tier `unknown`, never a fabricated 100% rate; builtins are never a candidate's program.
 
+mod backslash_path;
 mod calls;
 mod candidate;
 mod candidates;
@@ -45,6 +47,7 @@ mod fields;
 mod finding;
 mod merge;
 mod overlap;
+mod path_form;
 mod pattern;
 mod pipeline;
 mod render;
@@ -297,13 +300,16 @@ pub(crate) fn derive(conn: &Connection, options: Options) -> Result<Derivation> 
 /// separation itself rests on every call of the tool, so `--min-count` failures over the
 /// threshold suffice (an `over_size` candidate is at most `probabilistic`: its threshold is a
 /// lower bound). The same holds for `program_absent`: the calls it fires on are exactly those
-/// in the sessions where the program was missing.
+/// in the sessions where the program was missing. A path form (`path_form`) too: its
+/// pattern matches only the calls written in that form, and the separation rests on the
+/// tool's calls written otherwise; so does a Windows backslash path bash mangles
+/// (`backslash_path`).
 ///
 /// A file tool's state the host's own error named (`tool_causes`: not read, a recurring
 /// missing path) is proposed from two failures in two sessions, so two attempts suffice;
 /// so is a program the session's sandbox refused every time (`sandbox`).
 pub(crate) fn attempt_floor(options: &Options, proposal: &Proposal) -> u64 {
-    if proposal.when.is_some() {
+    if proposal.when.is_some() || path_form::keyed(proposal) || backslash_path::keyed(proposal) {
         let floor = options.min_attempts.min(options.min_count);
         if tool_causes::host_stated(proposal) || sandbox::lowered(proposal) {
             floor.min(tool_causes::MIN_SESSIONS as u64)

@@ -8,8 +8,8 @@
 //!   first sentence ([`signature_key`]), is the same *specific* one (a bare exit status, a
 //!   wrapper's preamble or a timeout is generic and never groups);
 //! - **structures**: failures whose command text has a shape known to fail whatever the
-//!   program says, currently `apply_patch` text that is not valid patch syntax
-//!   ([`MALFORMED_PATCH_PATTERN`]).
+//!   program says: `apply_patch` text that is not valid patch syntax
+//!   ([`MALFORMED_PATCH_PATTERN`]), a Windows backslash path bash mangles (`backslash_path`).
 //!
 //! A group recurs when it has `--min-count` failures, or two in two sessions. For a
 //! signature group, the elements its failing calls share are read with the shell splitter
@@ -28,6 +28,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use super::backslash_path;
 use super::calls::Failure;
 use super::cluster::{self, Cluster, Kind, SharedPattern, ToolGroup};
 use super::finding;
@@ -281,6 +282,18 @@ pub(crate) fn shared_elements<'c>(commands: impl Iterator<Item = &'c str>) -> Ve
         .collect()
 }
 
+/// A structure's candidate pattern.
+type Structure = fn() -> SharedPattern;
+
+/// A structure's group: its failures and its one pattern, named by its kind.
+fn structure(failures: Vec<usize>, p: SharedPattern) -> Group {
+    Group {
+        key: p.kind.to_string(),
+        failures,
+        candidates: vec![p],
+    }
+}
+
 /// The recurring signature groups and structures of the window's Bash failures that no one
 /// active cluster already holds (`active`: indices into `clusters`).
 pub(crate) fn groups(
@@ -307,7 +320,11 @@ pub(crate) fn groups(
         })
         .collect();
     let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut patches = Vec::new();
+    // The structures, each with its failures.
+    let mut structures: [(Vec<usize>, Structure); 2] = [
+        (Vec::new(), malformed_patch_pattern),
+        (Vec::new(), backslash_path::pattern),
+    ];
     for (i, f) in failures.iter().enumerate() {
         if !ToolGroup::of(&f.tool).is_bash()
             || matches!(
@@ -321,19 +338,18 @@ pub(crate) fn groups(
         }
         // A malformed patch is explained by its structure, whatever its error says.
         if is_malformed_patch(&f.command) {
-            patches.push(i);
+            structures[0].0.push(i);
+        } else if backslash_path::is_mangled(&f.command) {
+            structures[1].0.push(i);
         } else if let Some(key) = signature_key(&cluster::signature_of(f)) {
             by_key.entry(key).or_default().push(i);
         }
     }
-    let mut out = Vec::new();
-    if !patches.is_empty() && recurs(failures, &patches, min_count) {
-        out.push(Group {
-            key: "malformed-patch".into(),
-            failures: patches,
-            candidates: vec![malformed_patch_pattern()],
-        });
-    }
+    let mut out: Vec<Group> = structures
+        .into_iter()
+        .filter(|(idx, _)| !idx.is_empty() && recurs(failures, idx, min_count))
+        .map(|(idx, pattern)| structure(idx, pattern()))
+        .collect();
     let mut keys: Vec<(String, Vec<usize>)> = by_key.into_iter().collect();
     keys.sort();
     for (key, idx) in keys {

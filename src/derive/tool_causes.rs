@@ -22,7 +22,8 @@
 //!   again — a rule on that path (`any` on the path field) while it is missing
 //!   (`when: {path_missing: …}`); the rest, a different path each time, is left to the
 //!   outcome model (`finding`): the agent guessing, unless a wrong spelling of paths the
-//!   tool reads under another recurs;
+//!   tool reads under another recurs; guesses sharing a form the host cannot use (`/c/…`,
+//!   `~`, `\`, relative) are keyed on the form (`path_form`);
 //! - **no match** ("string to replace not found", "failed to find expected lines"): a
 //!   lesson. Whether an edit's old text is in the file is the tool's own check, which
 //!   nothing the guard can check before the call repeats, so it is reported with its
@@ -47,6 +48,7 @@ use serde_json::json;
 
 use super::calls::Failure;
 use super::cluster::{Cluster, Kind};
+use super::path_form::{self, Form};
 use super::pattern::Proposal;
 use super::spellings;
 use crate::rules::condition::file_state;
@@ -75,6 +77,8 @@ pub(crate) enum Cause {
     NoMatch,
     /// This path does not exist, and failed in two or more sessions.
     RecurringPath(String),
+    /// Missing paths written in one form the host cannot use (`path_form`).
+    Form(Form),
     /// A missing path that did not recur across sessions (the outcome model judges them).
     Guessed,
 }
@@ -294,12 +298,16 @@ fn by_path(c: &Cluster, failures: &[Failure], min_count: u64) -> Vec<(Cluster, P
     }
     // `tokens` is parallel to `failures` for program clusters only; a tool-wide one has none.
     rest.tokens.clear();
-    if !rest.failures.is_empty() {
+    // Guesses sharing a form, then the rest as the guesses they are.
+    let (forms, rest) = path_form::split(rest, failures, min_count, MIN_SESSIONS);
+    let forms = forms.into_iter().map(|(c, form)| (c, Cause::Form(form)));
+    for (one, cause) in forms.chain(rest.map(|c| (c, Cause::Guessed))) {
+        let floor = min_count;
         out.push((
-            rest,
+            one,
             Plan {
-                cause: Some(Cause::Guessed),
-                floor: min_count,
+                cause: Some(cause),
+                floor,
             },
         ));
     }
@@ -329,6 +337,11 @@ pub(crate) fn propose(cause: &Cause, tool: &str, mut p: Proposal) -> Proposal {
             p.field = Some(field);
             p.any = vec![spellings::pattern(path)];
             p.when = Some(json!({"path_missing": {"field": field}}));
+        }
+        Cause::Form(form) => {
+            p.kind = form.kind();
+            p.field = Some(field);
+            p.any = vec![form.pattern().to_string()];
         }
         Cause::NoMatch | Cause::Guessed => return p,
     }
@@ -364,7 +377,7 @@ pub(crate) fn message(
             format!("{tool} of a path that does not exist, in {sessions} session(s)"),
             "the path the agent keeps being sent to is wrong: fix the instructions that name it, or name the right one here",
         ),
-        _ => return None,
+        kind => path_form::what(kind, tool)?,
     };
     Some(format!(
         "DRAFT — {what} failed {fails}x ({basis}). {instead}. Refine this message, then promote monitor -> at most {ceiling}."
@@ -458,14 +471,14 @@ mod tests {
     fn a_missing_path_recurring_across_sessions_is_split_from_the_guesses() {
         let missing = "File does not exist.";
         let fs = vec![
-            failure("Read", "/p/STATUS.md", missing, "s1"),
-            failure("Read", "/p/STATUS.md", missing, "s2"),
-            failure("Read", "/p/STATUS.md", missing, "s3"),
-            failure("Read", "/p/a.md", missing, "s1"),
-            failure("Read", "/p/b.md", missing, "s2"),
+            failure("Read", "/proj/STATUS.md", missing, "s1"),
+            failure("Read", "/proj/STATUS.md", missing, "s2"),
+            failure("Read", "/proj/STATUS.md", missing, "s3"),
+            failure("Read", "/proj/a.md", missing, "s1"),
+            failure("Read", "/proj/b.md", missing, "s2"),
             // The same path twice in one session is not a recurrence across sessions.
-            failure("Read", "/p/c.md", missing, "s1"),
-            failure("Read", "/p/c.md", missing, "s1"),
+            failure("Read", "/proj/c.md", missing, "s1"),
+            failure("Read", "/proj/c.md", missing, "s1"),
         ];
         let out = split(vec![cluster("Read", (0..7).collect())], &fs, 3);
         assert_eq!(out.len(), 2);
@@ -477,7 +490,7 @@ mod tests {
         assert_eq!(path.failures, [0, 1, 2]);
         assert_eq!(
             (plan.cause.clone(), plan.floor),
-            (Some(Cause::RecurringPath("/p/STATUS.md".into())), 2)
+            (Some(Cause::RecurringPath("/proj/STATUS.md".into())), 2)
         );
         assert_ne!(path.id(), guesses.id());
         // Two sessions are enough; one is not.

@@ -40,7 +40,10 @@ pub(crate) fn verdict(
                 FindingKind::Lesson(NOT_SEPARATED_LESSON)
             }
         }
-        Some(Cause::Guessed) | None => match model() {
+        Some(Cause::Form(_)) if 2 * b.failures >= own && 2 * b.failures >= b.matched => {
+            FindingKind::Rule
+        }
+        Some(Cause::Form(_) | Cause::Guessed) | None => match model() {
             FindingKind::Rule if tool_wide && is_file_tool(tool) && 2 * own < b.failures => {
                 FindingKind::Lesson(MIXED_LESSON)
             }
@@ -175,5 +178,66 @@ mod tests {
             verdict(None, true, "Read", &backtest(1, 1), 1, rule),
             FindingKind::Rule
         );
+    }
+
+    #[test]
+    fn a_path_form_is_a_rule_where_it_separates_and_the_outcome_model_decides_otherwise() {
+        let form = Some(&Cause::Form(crate::derive::path_form::Form::GitBashDrive));
+        let v = |m, f, own, k: FindingKind| {
+            verdict(form, true, "Read", &backtest(m, f), own, move || k)
+        };
+        assert_eq!(v(6, 3, 6, FindingKind::Guess), FindingKind::Rule);
+        assert_eq!(
+            v(7, 3, 6, FindingKind::Guess),
+            FindingKind::Guess,
+            "the tool's successes use the form too"
+        );
+        assert_eq!(
+            v(3, 3, 7, FindingKind::Guess),
+            FindingKind::Guess,
+            "fires on too few of its failures"
+        );
+        assert_eq!(v(3, 3, 7, FindingKind::Rule), FindingKind::Rule);
+    }
+
+    fn tool_wide() -> crate::derive::pattern::Proposal {
+        crate::derive::pattern::Proposal {
+            kind: "tool-wide",
+            any: vec![],
+            unless: vec![r"^\d+$".into()],
+            match_mode: None,
+            flags: None,
+            literal: None,
+            field_unless: None,
+            when: None,
+            field: None,
+        }
+    }
+
+    #[test]
+    fn a_form_proposes_its_pattern_on_the_path_field_and_grades_on_min_count() {
+        let p = crate::derive::tool_causes::propose(
+            &Cause::Form(crate::derive::path_form::Form::Backslash),
+            "view",
+            tool_wide(),
+        );
+        assert_eq!(p.kind, "path-form-backslash");
+        assert_eq!(p.field, Some("path"));
+        assert_eq!(p.any, vec![r"\\".to_string()]);
+        assert!(p.unless.is_empty() && p.when.is_none());
+        assert!(crate::derive::path_form::keyed(&p));
+        assert!(!crate::derive::path_form::keyed(&tool_wide()));
+        let options = crate::derive::Options {
+            min_count: 3,
+            min_attempts: 5,
+            ..crate::derive::Options::new(crate::window::Window::last_days(7, 0))
+        };
+        assert_eq!(crate::derive::attempt_floor(&options, &p), 3);
+        assert_eq!(crate::derive::attempt_floor(&options, &tool_wide()), 5);
+        let mangled = crate::derive::pattern::Proposal {
+            kind: "backslash-path",
+            ..tool_wide()
+        };
+        assert_eq!(crate::derive::attempt_floor(&options, &mangled), 3);
     }
 }
