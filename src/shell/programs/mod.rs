@@ -348,22 +348,20 @@ pub(crate) fn interpreter(p: &str) -> Option<&'static Code> {
         .or_else(|| find(base).and_then(|r| r.code))
 }
 
-/// Does `code` fetch or decode what it yields: a word naming a fetcher's row (any case:
-/// `curl`, `GET`), a decoder (`uudecode`, `zcat` …) or a decoding command (`base64 -d`,
-/// `xxd -r`, `openssl enc -d`)?
+/// Does `code` fetch or decode what it yields: a word naming (in any case: `curl`, `GET`)
+/// a fetcher's row or a row that decodes on every call (`uudecode`, `zcat` …), or a
+/// decoding command (`base64 -d`, `xxd -r`, `openssl enc -d`)?
 pub(crate) fn fetches_or_decodes(code: &str) -> bool {
     let lower = code.to_ascii_lowercase();
     let mut words = lower
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         .filter(|w| !w.is_empty());
     words.any(|w| {
-        PROGRAMS
-            .iter()
-            .any(|(name, row)| row.network.fetches && name.eq_ignore_ascii_case(w))
-            || matches!(
-                w,
-                "uudecode" | "zcat" | "gunzip" | "rev" | "bzcat" | "xzcat"
-            )
+        PROGRAMS.iter().any(|(name, row)| {
+            let network = row.network;
+            name.eq_ignore_ascii_case(w)
+                && (network.fetches || network.decodes.is_some_and(|decodes| decodes(&[])))
+        })
     }) || [
         // `base64 -D` (macOS) too: the text is lowercased.
         "base64 -d",
@@ -452,6 +450,9 @@ mod tests {
         assert!(fetches_or_decodes("echo aGk= | base64 -d)"));
         assert!(fetches_or_decodes("echo aGk= | base64 -D)"));
         assert!(fetches_or_decodes("zcat x.gz"));
+        for decoder in ["uudecode", "gunzip -c x", "rev", "bzcat x", "xzcat x"] {
+            assert!(fetches_or_decodes(decoder), "{decoder}");
+        }
         assert!(fetches_or_decodes("openssl enc -d -in x"));
         assert!(!fetches_or_decodes("git rev-parse HEAD)"));
         // A sender that does not fetch, and a word that only contains a fetcher's name.
