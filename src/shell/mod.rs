@@ -97,8 +97,6 @@ mod tests;
 pub(crate) use pipelines::pipelines;
 pub(crate) use shape::shape;
 pub(crate) use syntax::normalise::is_assignment;
-#[cfg(test)]
-pub(crate) use syntax::quote::quote;
 pub(crate) use writes::{segment_writes, write_targets};
 
 /// How deep segments may nest (`$(…)` in `bash -c` in `sudo` …) before splitting gives up

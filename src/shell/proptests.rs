@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::syntax::quote::render_text;
+use super::syntax::quote::{quote, render_text};
 use super::*;
 
 /// Pieces that stress the lexer and parser: quotes, operators, parens, expansions,

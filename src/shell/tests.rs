@@ -2,6 +2,7 @@
 //! dangerous command, benign near misses, problems, loops, heredocs, redirections, depth,
 //! origins, shape and quoting.
 
+use super::syntax::quote::quote;
 use super::*;
 
 fn texts(cmd: &str) -> Vec<String> {
