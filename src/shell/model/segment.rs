@@ -10,6 +10,11 @@ use super::{Analysis, Class, Effect, net};
 use crate::shell::programs;
 use crate::shell::{Origin, Segment, segment_writes};
 
+/// Is `seg` the command an `xargs` or `parallel` runs, its input words appended to its argv?
+fn fed_input(seg: &Segment) -> bool {
+    matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel")
+}
+
 impl Walk<'_> {
     pub(crate) fn segment(&mut self, seg: &Segment, out: &mut Analysis) {
         let wrapped = matches!(seg.origin, Origin::Wrapped(_));
@@ -20,7 +25,7 @@ impl Walk<'_> {
         // The argv as run: an `xargs`/`parallel` command gets its input words appended (a
         // copy only then; every other segment is read in place).
         let mut fed: Option<Vec<String>> = None;
-        if matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel") {
+        if fed_input(seg) {
             let words: Option<Vec<String>> = match seg.stdin_data() {
                 Some(data) => Some(data.split_whitespace().map(String::from).collect()),
                 None if seg.piped => self.pipes[d].literal.clone(),
@@ -228,7 +233,7 @@ impl Walk<'_> {
         if read.reads_stdin && seg.piped && self.pipes[d].fetch {
             fx.push(fetched(&format!("fetched or decoded code piped into {p}")));
         }
-        let by_xargs = matches!(&seg.origin, Origin::Wrapped(w) if w == "xargs" || w == "parallel");
+        let by_xargs = fed_input(seg);
         if by_xargs
             && seg.piped
             && self.pipes[d].fetch
