@@ -9,25 +9,20 @@
 //! create FILE`, `az storage blob upload --file FILE`) send a secret when that file is one,
 //! or when the upload reads stdin after a stage that read one.
 
-use super::row::{Network, REMOTE_COPY, Role, Row, SSH_SKIPS, Shape, first_operand, wrapper};
+use super::row::{
+    Network, REMOTE_COPY, Role, Row, SSH_SKIPS, Shape, first_operand, runs_at, wrapper,
+};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::net;
 use crate::shell::model::walk::{Call, Walk, sends_secret};
 use crate::shell::options::{Grammar, parse};
-use crate::shell::syntax::sink::Kind;
 
 const SSH_OPTIONS: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", &[]);
 
 pub(super) const SSH: Row = Row {
     options: &SSH_OPTIONS,
     role: Role::Runner,
-    unwrap: Some(|argv, _, _, _| {
-        let i = first_operand(argv, &SSH_OPTIONS) + 1;
-        match argv.get(i..) {
-            Some(cmd) if !cmd.is_empty() => Kind::Runs(Some(cmd.join(" "))),
-            _ => Kind::Plain,
-        }
-    }),
+    unwrap: Some(|argv, _, _, _| runs_at(argv, first_operand(argv, &SSH_OPTIONS) + 1)),
     network: &Network {
         sends: true,
         skips: SSH_SKIPS,

@@ -197,6 +197,15 @@ pub(super) fn wraps_at(argv: &[String], i: usize) -> Kind {
     }
 }
 
+/// A script runner whose script is `argv[i..]`, its words joined by spaces (as `eval`
+/// joins them).
+pub(super) fn runs_at(argv: &[String], i: usize) -> Kind {
+    match argv.get(i.max(1)..) {
+        Some(rest) if !rest.is_empty() => Kind::Runs(Some(rest.join(" "))),
+        _ => Kind::Plain,
+    }
+}
+
 /// A grammar that stops at the first operand (a wrapper's command) and knows only the
 /// options given.
 pub(super) const fn wrapper(

@@ -3,19 +3,13 @@
 //! level deeper. (`su -c` is in `privilege.rs`, `ssh HOST CMD` in `net.rs`, `watch CMD` in
 //! `wrappers.rs`, `git -c alias.X='!CMD'` in `git.rs`.)
 
-use super::row::{Role, Row, Shape};
+use super::row::{Role, Row, Shape, runs_at};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::sink::Kind;
 
 pub(super) const EVAL: Row = Row {
     role: Role::Runner,
-    unwrap: Some(|argv, _, _, _| {
-        if argv.len() > 1 {
-            Kind::Runs(Some(argv[1..].join(" ")))
-        } else {
-            Kind::Plain
-        }
-    }),
+    unwrap: Some(|argv, _, _, _| runs_at(argv, 1)),
     shape: Shape::Never,
     ..Row::PLAIN
 };

@@ -13,7 +13,7 @@
 //!   argument (`{}` filled, or the argument appended; with no `:::`, from stdin like `xargs`).
 //!   `watch CMD` (no `-x`) runs its words as a script.
 
-use super::row::{Role, Row, Shape, first_operand, unwrap_at, wrapper, wraps_at};
+use super::row::{Role, Row, Shape, first_operand, runs_at, unwrap_at, wrapper, wraps_at};
 use crate::shell::options::{Grammar, parse};
 use crate::shell::syntax::lexer;
 use crate::shell::syntax::sink::{Job, Kind, Sink};
@@ -213,10 +213,8 @@ fn watch(argv: &[String]) -> Kind {
     let exec = o.short.contains(&'x') || argv[1..i].iter().any(|a| a == "--exec");
     if exec {
         wraps_at(argv, i)
-    } else if i < argv.len() {
-        Kind::Runs(Some(argv[i..].join(" ")))
     } else {
-        Kind::Plain
+        runs_at(argv, i)
     }
 }
 
