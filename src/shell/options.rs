@@ -189,7 +189,8 @@ fn short_cluster(cluster: &str, args: &[String], i: &mut usize, g: &Grammar, o: 
     false
 }
 
-/// A grammar that knows no options: clusters and `--` only.
+/// A grammar that knows no options: clusters and `--` only. Every grammar starts from it
+/// (`..PLAIN`) and spells only what it changes.
 pub(crate) const PLAIN: Grammar = Grammar {
     short_value: "",
     short_optional: "",

@@ -5,11 +5,10 @@
 
 use super::effect::Effect;
 use super::effect::EffectKind;
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 
 const GLOBAL: Grammar = Grammar {
     short_value: "Cc",
-    short_optional: "",
     long: &[
         ("git-dir", true),
         ("work-tree", true),
@@ -34,12 +33,11 @@ const GLOBAL: Grammar = Grammar {
         ("info-path", false),
     ],
     stop_at_operand: true,
-    last: &[],
+    ..PLAIN
 };
 
 const PUSH: Grammar = Grammar {
     short_value: "o",
-    short_optional: "",
     long: &[
         ("force", false),
         ("force-with-lease", false),
@@ -66,13 +64,10 @@ const PUSH: Grammar = Grammar {
         ("no-force-with-lease", false),
         ("recurse-submodules", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const RESET: Grammar = Grammar {
-    short_value: "",
-    short_optional: "",
     long: &[
         ("hard", false),
         ("soft", false),
@@ -84,13 +79,11 @@ const RESET: Grammar = Grammar {
         ("recurse-submodules", false),
         ("pathspec-from-file", true),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const CHECKOUT: Grammar = Grammar {
     short_value: "bB",
-    short_optional: "",
     long: &[
         ("force", false),
         ("ours", false),
@@ -108,13 +101,11 @@ const CHECKOUT: Grammar = Grammar {
         ("worktree", false),
         ("source", true),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const CLEAN: Grammar = Grammar {
     short_value: "e",
-    short_optional: "",
     long: &[
         ("force", false),
         ("dry-run", false),
@@ -122,13 +113,11 @@ const CLEAN: Grammar = Grammar {
         ("quiet", false),
         ("exclude", true),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const PLAIN_GIT: Grammar = Grammar {
     short_value: "m",
-    short_optional: "",
     long: &[
         ("force", false),
         ("delete", false),
@@ -140,8 +129,7 @@ const PLAIN_GIT: Grammar = Grammar {
         ("all", false),
         ("dry-run", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 /// A path spec that covers the whole working tree.

@@ -15,11 +15,10 @@ use super::effect::EffectKind;
 use super::paths::Class;
 use super::walk::Walk;
 use crate::shell::Segment;
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 
 const SETFACL: Grammar = Grammar {
     short_value: "mMxX",
-    short_optional: "",
     long: &[
         ("modify", true),
         ("modify-file", true),
@@ -38,16 +37,12 @@ const SETFACL: Grammar = Grammar {
         ("restore", true),
         ("test", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const CRONTAB: Grammar = Grammar {
     short_value: "uc",
-    short_optional: "",
-    long: &[],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 /// `docker run` / `podman run` options that take a value (the image is the first operand

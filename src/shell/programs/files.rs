@@ -8,12 +8,10 @@ use super::row::{REMOTE_COPY, Role, Row};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 use crate::shell::syntax::sink::Kind;
 
 const RM_OPTIONS: Grammar = Grammar {
-    short_value: "",
-    short_optional: "",
     long: &[
         ("recursive", false),
         ("force", false),
@@ -24,13 +22,10 @@ const RM_OPTIONS: Grammar = Grammar {
         ("preserve-root", false),
         ("verbose", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 const CHMOD_OPTIONS: Grammar = Grammar {
-    short_value: "",
-    short_optional: "",
     long: &[
         ("recursive", false),
         ("reference", true),
@@ -41,8 +36,7 @@ const CHMOD_OPTIONS: Grammar = Grammar {
         ("no-dereference", false),
         ("from", true),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 pub(super) const RM: Row = Row {

@@ -15,7 +15,7 @@ use super::row::{
 use crate::shell::model::effect::Effect;
 use crate::shell::model::net;
 use crate::shell::model::walk::{Call, Walk, sends_secret};
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 
 const SSH_OPTIONS: Grammar = wrapper("BbcDEeFIiJLlmOoPpQRSWw", &[]);
 
@@ -50,7 +50,6 @@ pub(super) const RCLONE: Row = Row {
 /// curl's and wget's options (the ones that take a value, and `--remote-name`).
 const CURL_OPTIONS: Grammar = Grammar {
     short_value: "dFTHXoOuAeEKrwxbcmyYzCUPQ",
-    short_optional: "",
     long: &[
         ("data", true),
         ("data-binary", true),
@@ -76,8 +75,7 @@ const CURL_OPTIONS: Grammar = Grammar {
         ("cacert", true),
         ("config", true),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 /// curl's (and `HTTPie`'s) options whose value is a client certificate, key or config file.

@@ -8,7 +8,7 @@ use super::row::{Role, Row, first_operand, wrapper, wraps_at};
 use crate::shell::model::effect::Effect;
 use crate::shell::model::effect::EffectKind;
 use crate::shell::model::walk::{Call, Walk};
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 use crate::shell::syntax::sink::{Job, Kind, Sink};
 
 const SUDO_OPTIONS: Grammar = wrapper(
@@ -117,7 +117,6 @@ fn escalates(_: &mut Walk<'_>, c: &Call<'_>, fx: &mut Vec<Effect>) {
 /// util-linux `su [OPTS] [-] [USER [ARGS]]`.
 const SU_OPTIONS: Grammar = Grammar {
     short_value: "cgGsw",
-    short_optional: "",
     long: &[
         ("command", true),
         ("session-command", true),
@@ -130,8 +129,7 @@ const SU_OPTIONS: Grammar = Grammar {
         ("pty", false),
         ("fast", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 /// `su … -c CMD` / `--command=CMD` / `--session-command CMD` (without one, `su` runs a

@@ -214,10 +214,9 @@ pub(super) const fn wrapper(
 ) -> Grammar {
     Grammar {
         short_value,
-        short_optional: "",
         long,
         stop_at_operand: true,
-        last: &[],
+        ..PLAIN
     }
 }
 

@@ -4,7 +4,7 @@
 //! `wrappers.rs`, `git -c alias.X='!CMD'` in `git.rs`.)
 
 use super::row::{Role, Row, Shape, runs_at};
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 use crate::shell::syntax::sink::Kind;
 
 pub(super) const EVAL: Row = Row {
@@ -39,8 +39,7 @@ const SCRIPT_OPTIONS: Grammar = Grammar {
         ("return", false),
         ("timing", false),
     ],
-    stop_at_operand: false,
-    last: &[],
+    ..PLAIN
 };
 
 /// `script … -c CMD`: runs `CMD` through a shell.

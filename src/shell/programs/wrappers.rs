@@ -14,7 +14,7 @@
 //!   `watch CMD` (no `-x`) runs its words as a script.
 
 use super::row::{Role, Row, Shape, first_operand, runs_at, unwrap_at, wrapper, wraps_at};
-use crate::shell::options::{Grammar, parse};
+use crate::shell::options::{Grammar, PLAIN, parse};
 use crate::shell::syntax::lexer;
 use crate::shell::syntax::sink::{Job, Kind, Sink};
 
@@ -49,7 +49,6 @@ const STDBUF_OPTIONS: Grammar =
     wrapper("ioe", &[("input", true), ("output", true), ("error", true)]);
 const ENV_OPTIONS: Grammar = Grammar {
     short_value: "uCS",
-    short_optional: "",
     long: &[
         ("unset", true),
         ("chdir", true),
@@ -59,6 +58,7 @@ const ENV_OPTIONS: Grammar = Grammar {
     ],
     stop_at_operand: true,
     last: &["-S", "--split-string"],
+    ..PLAIN
 };
 const XARGS_OPTIONS: Grammar = Grammar {
     short_value: "adEILnPs",
@@ -72,7 +72,7 @@ const XARGS_OPTIONS: Grammar = Grammar {
         ("process-slot-var", true),
     ],
     stop_at_operand: true,
-    last: &[],
+    ..PLAIN
 };
 const PARALLEL_OPTIONS: Grammar = wrapper(
     "jJSNnIEdCaL",
@@ -106,7 +106,7 @@ const WATCH_OPTIONS: Grammar = Grammar {
     short_optional: "d",
     long: &[("interval", true), ("equexit", true)],
     stop_at_operand: true,
-    last: &[],
+    ..PLAIN
 };
 
 /// A transparent wrapper whose command starts after its options and `skip` operands.
