@@ -147,11 +147,7 @@ fn printf_text(argv: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::shell::split;
-
-    fn texts(cmd: &str) -> Vec<String> {
-        split(cmd).segments.into_iter().map(|s| s.text).collect()
-    }
+    use crate::shell::programs::texts;
 
     #[test]
     fn forwarding_builtins_unwrap_unless_they_only_ask() {

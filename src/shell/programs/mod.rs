@@ -398,6 +398,16 @@ pub(crate) fn transparent_start(argv: &[String]) -> Option<usize> {
     }
 }
 
+/// The texts of `cmd`'s segments, in order: what the family files' tests compare.
+#[cfg(test)]
+fn texts(cmd: &str) -> Vec<String> {
+    crate::shell::split(cmd)
+        .segments
+        .into_iter()
+        .map(|s| s.text)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

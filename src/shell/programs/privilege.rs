@@ -142,11 +142,7 @@ fn su_command(argv: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::shell::split;
-
-    fn texts(cmd: &str) -> Vec<String> {
-        split(cmd).segments.into_iter().map(|s| s.text).collect()
-    }
+    use crate::shell::programs::texts;
 
     #[test]
     fn sudo_wraps_its_command_unless_it_only_asks() {

@@ -51,11 +51,7 @@ fn script_command(argv: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::shell::split;
-
-    fn texts(cmd: &str) -> Vec<String> {
-        split(cmd).segments.into_iter().map(|s| s.text).collect()
-    }
+    use crate::shell::programs::texts;
 
     #[test]
     fn eval_and_script_run_their_words() {

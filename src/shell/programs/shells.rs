@@ -86,11 +86,7 @@ fn shell_script(argv: &[String], job: &Job) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::shell::split;
-
-    fn texts(cmd: &str) -> Vec<String> {
-        split(cmd).segments.into_iter().map(|s| s.text).collect()
-    }
+    use crate::shell::programs::texts;
 
     #[test]
     fn a_shell_runs_its_c_string_or_its_stdin() {

@@ -318,11 +318,8 @@ fn fill_slots(word: &str, input: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::shell::programs::texts;
     use crate::shell::split;
-
-    fn texts(cmd: &str) -> Vec<String> {
-        split(cmd).segments.into_iter().map(|s| s.text).collect()
-    }
 
     #[test]
     fn transparent_wrappers_are_replaced_by_their_command() {
