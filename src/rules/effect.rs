@@ -26,14 +26,19 @@ use crate::shell::model::{Context, Effect, EffectKind, analyse_split};
 /// The effects of one call, against the context it carries. `split` is the shell split of
 /// the command text, when the caller already has it. Only a tool that
 /// [`acts_on_paths`](crate::host::call::acts_on_paths) has any.
-pub(crate) fn effects(call: &Call<'_>, split: impl FnOnce(&str) -> Option<Split>) -> Vec<Effect> {
+pub(crate) fn effects<'s>(
+    call: &Call<'_>,
+    split: impl FnOnce(&str) -> Option<&'s Split>,
+) -> Vec<Effect> {
     let (tool, input, ctx) = (call.tool, call.input, call.context);
     if call.shell {
         let Some(text) = call.command.as_deref() else {
             return Vec::new();
         };
-        let s = split(text).unwrap_or_else(|| crate::shell::split(text));
-        return analyse_split(text, &s, ctx).effects;
+        if let Some(s) = split(text) {
+            return analyse_split(text, s, ctx).effects;
+        }
+        return analyse_split(text, &crate::shell::split(text), ctx).effects;
     }
     let mut out = Vec::new();
     match tool {

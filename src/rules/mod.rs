@@ -470,9 +470,12 @@ impl<'a> Subject<'a> {
                     units: Units::new(Vec::new()),
                 };
             }
+            // The command's view, when it is a shell's: its split is lent, not copied.
+            let view = self.call.shell.then(|| self.view("command", false));
             let effects = effect::effects(&self.call, |text| {
-                let view = self.view("command", false);
-                (view.text == text).then(|| view.split().clone())
+                view.as_deref()
+                    .filter(|view| view.text == text)
+                    .map(View::split)
             });
             let units = Units::new(effects.iter().map(|e| e.line.clone()).collect());
             Effects { effects, units }
