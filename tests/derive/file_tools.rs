@@ -39,7 +39,10 @@ fn rules(doc: &Value) -> Vec<&Value> {
 
 /// The one candidate for `tool` in `doc` (fails the test when there are none or several).
 fn only_rule<'a>(doc: &'a Value, tool: &str) -> &'a Value {
-    let of_tool: Vec<&Value> = rules(doc).into_iter().filter(|r| r["tool"] == tool).collect();
+    let of_tool: Vec<&Value> = rules(doc)
+        .into_iter()
+        .filter(|r| r["tool"] == tool)
+        .collect();
     assert_eq!(of_tool.len(), 1, "{doc:#}");
     of_tool[0]
 }

@@ -198,7 +198,12 @@ pub(crate) fn replayed_rule(env: &Env, candidates: &Path, id: &Value) -> Value {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", crate::common::stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
     let replay = crate::common::json(&out);
     replay["rules"]
         .as_array()
