@@ -90,6 +90,25 @@ impl Proposal {
     }
 }
 
+#[cfg(test)]
+impl Proposal {
+    /// A tool-wide proposal whose `unless` spares numeric inputs: the one the cause and
+    /// verdict tests condition (one fixture, so the two modules' tests start alike).
+    pub(crate) fn tool_wide_fixture() -> Self {
+        Proposal {
+            kind: "tool-wide",
+            any: vec![],
+            unless: vec![r"^\d+$".into()],
+            match_mode: None,
+            flags: None,
+            literal: None,
+            field_unless: None,
+            when: None,
+            field: None,
+        }
+    }
+}
+
 /// The proposal for `cluster`; `None` when there is nothing to pattern on.
 pub(crate) fn propose(cluster: &Cluster, contrast: Option<&Contrast>) -> Option<Proposal> {
     match &cluster.kind {

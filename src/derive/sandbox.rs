@@ -152,14 +152,19 @@ pub(crate) struct Refusal {
     pub program_wide: bool,
 }
 
-/// The first absolute (or `~/`) path on the line of `error` that names the denial.
+/// The first absolute (or `~/`) path on the line of `error` that names the denial: a bare
+/// root (`/`, `~/`) names nothing below it and is skipped.
 fn denied_path(error: &str) -> Option<&str> {
     let line = error.lines().find(|l| says_denied(l))?;
     line.split_whitespace()
         .map(|t| t.trim_matches(|c| matches!(c, '\'' | '"' | '`')))
         .map(|t| t.trim_end_matches([':', ',', ';']))
         .map(|t| t.trim_matches(|c| matches!(c, '\'' | '"' | '`')))
-        .find(|t| (t.starts_with('/') || t.starts_with("~/")) && t.len() > 2)
+        .find(|t| {
+            t.strip_prefix("~/")
+                .or_else(|| t.strip_prefix('/'))
+                .is_some_and(|below| !below.is_empty())
+        })
 }
 
 /// The directory every failure of `c` was refused a write under: each error names a path
@@ -585,6 +590,10 @@ mod tests {
             None
         );
         assert_eq!(p("x / y: Operation not permitted"), None);
+        assert_eq!(p("x ~/ y: Operation not permitted"), None);
+        // A root is skipped for the path after it; the shortest path below one is a path.
+        assert_eq!(p("rm / /x: Operation not permitted"), Some("/x"));
+        assert_eq!(p("rm ~/ ~/x: Operation not permitted"), Some("~/x"));
         assert_eq!(p("/home/u/a is here\nerror: Operation not permitted"), None);
         assert_eq!(p("/home/u/a/b: No such file"), None);
     }

@@ -709,18 +709,8 @@ mod tests {
         assert_eq!(out[0].0.group.glob, "Edit");
     }
 
-    fn tool_wide() -> Proposal {
-        Proposal {
-            kind: "tool-wide",
-            any: vec![],
-            unless: vec![r"^\d+$".into()],
-            match_mode: None,
-            flags: None,
-            literal: None,
-            field_unless: None,
-            when: None,
-            field: None,
-        }
+    fn tool_wide() -> crate::derive::pattern::Proposal {
+        crate::derive::pattern::Proposal::tool_wide_fixture()
     }
 
     #[test]

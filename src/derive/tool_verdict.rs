@@ -201,17 +201,7 @@ mod tests {
     }
 
     fn tool_wide() -> crate::derive::pattern::Proposal {
-        crate::derive::pattern::Proposal {
-            kind: "tool-wide",
-            any: vec![],
-            unless: vec![r"^\d+$".into()],
-            match_mode: None,
-            flags: None,
-            literal: None,
-            field_unless: None,
-            when: None,
-            field: None,
-        }
+        crate::derive::pattern::Proposal::tool_wide_fixture()
     }
 
     #[test]

@@ -37,6 +37,16 @@ fn rules(doc: &Value) -> Vec<&Value> {
     doc["rules"].as_array().unwrap().iter().collect()
 }
 
+/// The one candidate for `tool` in `doc` (fails the test when there are none or several).
+fn only_rule<'a>(doc: &'a Value, tool: &str) -> &'a Value {
+    let of_tool: Vec<&Value> = rules(doc)
+        .into_iter()
+        .filter(|r| r["tool"] == tool)
+        .collect();
+    assert_eq!(of_tool.len(), 1, "{doc:#}");
+    of_tool[0]
+}
+
 fn not_rules(doc: &Value) -> Vec<&Value> {
     doc["generated"]["not_rules"]
         .as_array()
@@ -108,12 +118,7 @@ fn a_read_of_a_directory_is_conditioned_on_the_path_being_one() {
     rows.extend(reads(20));
     insert(&env, &rows);
     let doc = derive_json(&env, &[]);
-    let read: Vec<&Value> = rules(&doc)
-        .into_iter()
-        .filter(|r| r["tool"] == "Read")
-        .collect();
-    assert_eq!(read.len(), 1, "{doc:#}");
-    let c = read[0];
+    let c = only_rule(&doc, "Read");
     assert_eq!(
         c["when"],
         serde_json::json!({"path_is_directory": {"field": "file_path"}})
@@ -166,12 +171,7 @@ fn an_edit_of_a_file_not_read_in_the_session_is_conditioned_on_the_sessions_read
     rows.extend(reads(40));
     insert(&env, &rows);
     let doc = derive_json(&env, &["--keep-anecdotal"]);
-    let edit: Vec<&Value> = rules(&doc)
-        .into_iter()
-        .filter(|r| r["tool"] == "Edit")
-        .collect();
-    assert_eq!(edit.len(), 1, "{doc:#}");
-    let c = edit[0];
+    let c = only_rule(&doc, "Edit");
     assert_eq!(
         c["when"],
         serde_json::json!({"not_read_in_session": "file_path"})
@@ -232,12 +232,7 @@ fn a_missing_path_read_again_in_every_session_is_a_path_rule_and_the_rest_are_gu
     rows.extend(reads(60));
     insert(&env, &rows);
     let doc = derive_json(&env, &[]);
-    let read: Vec<&Value> = rules(&doc)
-        .into_iter()
-        .filter(|r| r["tool"] == "Read")
-        .collect();
-    assert_eq!(read.len(), 1, "{doc:#}");
-    let c = read[0];
+    let c = only_rule(&doc, "Read");
     assert_eq!(c["meta"]["kind"], "recurring-path");
     assert_eq!(c["field"], "file_path");
     assert_eq!(c["any"][0], r"^/repo/\.agent/STATUS\.md$");
@@ -353,12 +348,8 @@ fn a_tool_wide_candidate_is_not_left_beside_a_keyed_one_of_the_same_tool() {
     rows.extend(reads(30));
     insert(&env, &rows);
     let doc = derive_json(&env, &[]);
-    let read: Vec<&Value> = rules(&doc)
-        .into_iter()
-        .filter(|r| r["tool"] == "Read")
-        .collect();
-    assert_eq!(read.len(), 1, "{doc:#}");
-    assert_eq!(read[0]["meta"]["kind"], "path-is-directory");
+    let read = only_rule(&doc, "Read");
+    assert_eq!(read["meta"]["kind"], "path-is-directory");
     let lessons: Vec<&Value> = not_rules(&doc)
         .into_iter()
         .filter(|n| n["finding"] == "lesson")
@@ -446,12 +437,7 @@ fn one_missing_file_spelled_the_windows_ways_is_one_recurring_path() {
     rows.extend(reads(40));
     insert(&env, &rows);
     let doc = derive_json(&env, &[]);
-    let read: Vec<&Value> = rules(&doc)
-        .into_iter()
-        .filter(|r| r["tool"] == "Read")
-        .collect();
-    assert_eq!(read.len(), 1, "{doc:#}");
-    let c = read[0];
+    let c = only_rule(&doc, "Read");
     assert_eq!(c["meta"]["kind"], "recurring-path");
     assert_eq!(c["field"], "file_path");
     assert_eq!(

@@ -565,24 +565,7 @@ fn a_command_failing_only_in_one_sandbox_is_conditioned_on_it() {
     );
     // guard check --history replays it the same way.
     let path = env.home_path().join("candidates.json");
-    let o = env.run(
-        &[
-            "guard",
-            "check",
-            path.to_str().unwrap(),
-            "--history",
-            "2026-07-01",
-            "--json",
-        ],
-        b"",
-    );
-    let replay = crate::common::json(&o);
-    let row = replay["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == c["id"])
-        .unwrap_or_else(|| panic!("{replay:#}"));
+    let row = super::support::replayed_rule(&env, &path, &c["id"]);
     assert_eq!(row["conditions"], serde_json::json!(["sandbox"]), "{row:#}");
     assert_eq!(
         (row["fired"].as_u64(), row["succeeded"].as_u64()),

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::support::derive_json;
-use crate::common::{Env, json as parsed, stderr};
+use crate::common::{Env, stderr};
 
 /// The rustup refusal Codex's Seatbelt sandbox gives every cargo call outside the workspace.
 const EPERM: &str = "info: syncing channel updates for 'stable'\nerror: could not create temp file /home/dev/.rustup/tmp/q1_file: Operation not permitted (os error 1)\n";
@@ -247,24 +247,7 @@ fn an_escalated_retry_that_succeeds_ran_outside_the_sandbox() {
     // guard check --history replays it the same way: the escalated call is spared.
     let path = env.home_path().join("sandbox-candidates.json");
     std::fs::write(&path, doc.to_string()).unwrap();
-    let o = env.run(
-        &[
-            "guard",
-            "check",
-            path.to_str().unwrap(),
-            "--history",
-            "2026-07-01",
-            "--json",
-        ],
-        b"",
-    );
-    let replay = parsed(&o);
-    let row = replay["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == c["id"])
-        .unwrap_or_else(|| panic!("{replay:#}"));
+    let row = super::support::replayed_rule(&env, &path, &c["id"]);
     assert_eq!(
         (row["fired"].as_u64(), row["succeeded"].as_u64()),
         (Some(2), Some(0)),

@@ -184,6 +184,36 @@ pub(crate) fn derive_json(env: &Env, args: &[&str]) -> Value {
     crate::common::json(&out)
 }
 
+/// The row `guard check <candidates> --history 2026-07-01 --json` reports for the rule
+/// `id` (fails the test when the replay fails or reports no such rule).
+pub(crate) fn replayed_rule(env: &Env, candidates: &Path, id: &Value) -> Value {
+    let out = env.run(
+        &[
+            "guard",
+            "check",
+            candidates.to_str().unwrap(),
+            "--history",
+            "2026-07-01",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let replay = crate::common::json(&out);
+    replay["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == *id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{replay:#}"))
+}
+
 /// Does the candidate `rule` fire on Bash `command` (the real matcher)?
 pub(crate) fn fires(rule: &Value, command: &str) -> bool {
     let doc = serde_json::json!({"rules": [rule]});
